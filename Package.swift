@@ -1,0 +1,35 @@
+// swift-tools-version:5.10
+import PackageDescription
+
+let package = Package(
+    name: "TasksVision",
+    products: [
+        .library(name: "TasksVisionFormat", targets: ["TasksVisionFormat"]),
+        .library(name: "TasksVisionEngine", targets: ["TasksVisionEngine"]),
+        .executable(name: "vision", targets: ["vision"]),
+        .executable(name: "vision-bench", targets: ["vision-bench"]),
+    ],
+    targets: [
+        // OpenBLAS (Debian: libopenblas-dev), found through pkg-config `openblas`.
+        .systemLibrary(
+            name: "COpenBLAS",
+            path: "Sources/COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        // Layer 1: reading .tflite flatbuffers, TFLite metadata, zips and .task bundles.
+        .target(name: "TasksVisionFormat"),
+        // Layer 2: the tensor engine (graph, memory plan, kernels).
+        .target(name: "TasksVisionEngine", dependencies: ["TasksVisionFormat", "COpenBLAS"]),
+        // Command-line tool.
+        .executableTarget(name: "vision", dependencies: ["TasksVisionFormat", "TasksVisionEngine"]),
+        // Benchmark executable.
+        .executableTarget(
+            name: "vision-bench",
+            dependencies: ["TasksVisionFormat", "TasksVisionEngine"],
+            path: "Benchmarks/vision-bench"
+        ),
+        .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
+        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
+    ]
+)

@@ -1,0 +1,117 @@
+import TasksVisionFormat
+
+/// The engine's view of a model: tensors (with folded constants) and the nodes
+/// that remain to run, after load-time folding and fusion.
+struct Graph {
+    struct Tensor {
+        var name: String
+        var shape: [Int]
+        var type: TensorType
+        /// Constant contents, for weights and for tensors folded at load (DEQUANTIZE, DENSIFY).
+        var constant: ConstantData?
+        var elementCount: Int { shape.reduce(1, *) }
+    }
+
+    /// Explicit spatial padding of a convolution or pool.
+    struct SpatialPadding: Equatable {
+        var top = 0, bottom = 0, left = 0, right = 0
+    }
+
+    struct Node {
+        var op: BuiltinOperator
+        /// Index of the operator in the model (for error messages).
+        var index: Int
+        var inputs: [Int]
+        var outputs: [Int]
+        var options: OperatorOptions
+        /// Padding taken over from a PAD op that fed this convolution.
+        var fusedPadding: SpatialPadding? = nil
+        /// Activation taken over from a following RELU/RELU6 op.
+        var fusedActivation: FusedActivation? = nil
+        /// Per-channel PReLU slopes taken over from a following PRELU op.
+        var fusedPReLUAlpha: Int? = nil
+    }
+
+    let modelName: String
+    var tensors: [Tensor]
+    var nodes: [Node]
+    var inputs: [Int]
+    var outputs: [Int]
+
+    init(model: TFLiteModel) throws {
+        guard let sg = model.subgraphs.first else {
+            throw EngineError.invalidModel(model: model.name, reason: "no subgraph")
+        }
+        modelName = model.name
+        inputs = sg.inputs
+        outputs = sg.outputs
+        tensors = sg.tensors.map { t in
+            var constant: ConstantData? = nil
+            if let data = model.constantData(of: t) { constant = ConstantData(type: t.type, bytes: Array(data)) }
+            return Tensor(name: t.name, shape: t.shape, type: t.type, constant: constant)
+        }
+        // Check constant sizes against shapes (sparse tensors hold fewer values).
+        for t in sg.tensors where t.sparsity == nil {
+            if let c = tensors[t.index].constant, t.type.byteSize > 0, c.bytes.count != t.elementCount * t.type.byteSize {
+                throw EngineError.invalidModel(model: modelName, reason: "tensor \(t.index) '\(t.name)' has \(c.bytes.count) bytes of data but its shape \(t.shape) of \(t.type) needs \(t.elementCount * t.type.byteSize)")
+            }
+        }
+        nodes = []
+        for op in sg.operators {
+            if op.opcode == .custom {
+                throw EngineError.unsupportedOperator(model: modelName, operatorIndex: op.index, op: "CUSTOM(\(op.customCode ?? "?"))")
+            }
+            nodes.append(Node(op: op.opcode, index: op.index, inputs: op.inputs, outputs: op.outputs, options: op.options))
+        }
+        try foldConstants(model: model, subgraph: sg)
+    }
+
+    func describe(_ node: Node) -> String { "operator \(node.index) (\(node.op))" }
+
+    /// Evaluates at load the nodes whose inputs are all constant and which only convert weights:
+    /// DEQUANTIZE (fp16 → fp32), DENSIFY (sparse → dense) and RESHAPE of a constant.
+    mutating func foldConstants(model: TFLiteModel, subgraph sg: TFLiteModel.Subgraph) throws {
+        var kept: [Node] = []
+        for node in nodes {
+            let constantInputs = node.inputs.allSatisfy { $0 < 0 || tensors[$0].constant != nil }
+            guard constantInputs, let out = node.outputs.first, !outputs.contains(out) else { kept.append(node); continue }
+            switch node.op {
+            case .dequantize:
+                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else { kept.append(node); continue }
+                guard c.type == .float16 || c.type == .float32, let values = c.floats() else {
+                    throw EngineError.unsupportedFeature(model: modelName, operatorIndex: node.index, op: "DEQUANTIZE",
+                                                         reason: "dequantizing \(c.type) weights is not supported (only float16)")
+                }
+                guard values.count == tensors[out].elementCount else {
+                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has \(values.count) values for output shape \(tensors[out].shape)")
+                }
+                tensors[out].constant = .float32(values)
+            case .densify:
+                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant,
+                      let sparsity = sg.tensors[input].sparsity else {
+                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has no sparsity parameters")
+                }
+                let dense = try Densify.densify(values: c, sparsity: sparsity, denseShape: tensors[input].shape,
+                                                what: "\(modelName): \(describe(node))")
+                guard dense.count == tensors[out].elementCount else {
+                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) output shape \(tensors[out].shape) does not match its input")
+                }
+                tensors[out].constant = dense
+            case .reshape:
+                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else { kept.append(node); continue }
+                tensors[out].constant = c
+            default:
+                kept.append(node)
+            }
+        }
+        nodes = kept
+    }
+
+    /// How many nodes read each tensor, plus one for each graph output.
+    func consumerCounts() -> [Int] {
+        var counts = [Int](repeating: 0, count: tensors.count)
+        for n in nodes { for i in n.inputs where i >= 0 { counts[i] += 1 } }
+        for o in outputs { counts[o] += 1 }
+        return counts
+    }
+}

@@ -1,0 +1,83 @@
+import TasksVisionFormat
+
+/// Load-time rewrites that remove whole passes over activations, as XNNPACK does:
+/// a zero PAD feeding a VALID convolution becomes the convolution's own padding,
+/// and RELU/RELU6/PRELU after a convolution, fully connected layer or ADD become
+/// that op's epilogue.
+extension Graph {
+    mutating func fuse() {
+        fusePadIntoConvolution()
+        fuseActivations()
+    }
+
+    /// Index of the single node reading `tensor`, when exactly one node does and it is not a graph output.
+    func soleConsumer(of tensor: Int, counts: [Int]) -> Int? {
+        guard counts[tensor] == 1 else { return nil }
+        return nodes.firstIndex { $0.inputs.contains(tensor) }
+    }
+
+    mutating func fusePadIntoConvolution() {
+        var counts = consumerCounts()
+        var removed = Set<Int>()
+        for (pi, pad) in nodes.enumerated() where pad.op == .pad {
+            guard pad.inputs.count == 2, let out = pad.outputs.first,
+                  let padsData = tensors[pad.inputs[1]].constant, let pads = padsData.ints(), pads.count == 8,
+                  tensors[pad.inputs[0]].shape.count == 4,
+                  pads[0] == 0, pads[1] == 0, pads[6] == 0, pads[7] == 0, pads.allSatisfy({ $0 >= 0 }),
+                  let ci = soleConsumer(of: out, counts: counts) else { continue }
+            let conv = nodes[ci]
+            guard conv.inputs.first == out, conv.fusedPadding == nil else { continue }
+            switch conv.options {
+            case .conv2D(let o) where o.padding == .valid: break
+            case .depthwiseConv2D(let o) where o.padding == .valid: break
+            default: continue
+            }
+            nodes[ci].inputs[0] = pad.inputs[0]
+            nodes[ci].fusedPadding = SpatialPadding(top: pads[2], bottom: pads[3], left: pads[4], right: pads[5])
+            counts[pad.inputs[0]] += 0  // the conv now reads the PAD's input in its place
+            removed.insert(pi)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        counts = consumerCounts()
+    }
+
+    func ownActivation(_ node: Node) -> FusedActivation? {
+        switch node.options {
+        case .conv2D(let o): return o.activation
+        case .depthwiseConv2D(let o): return o.activation
+        case .fullyConnected(let o): return o.activation
+        case .activation(let a) where node.op == .add || node.op == .sub || node.op == .mul: return a
+        default: return nil
+        }
+    }
+
+    mutating func fuseActivations() {
+        var removed = Set<Int>()
+        let counts = consumerCounts()
+        for (ni, node) in nodes.enumerated() where !removed.contains(ni) {
+            guard [.conv2D, .depthwiseConv2D, .fullyConnected, .add].contains(node.op),
+                  ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+                  let out = node.outputs.first, let ci = soleConsumer(of: out, counts: counts), !removed.contains(ci) else { continue }
+            let next = nodes[ci]
+            guard next.inputs.first == out, let nextOut = next.outputs.first else { continue }
+            let channels = tensors[out].shape.last ?? 0
+            switch next.op {
+            case .relu: nodes[ni].fusedActivation = .relu
+            case .relu6: nodes[ni].fusedActivation = .relu6
+            case .reluN1To1: nodes[ni].fusedActivation = .reluN1To1
+            case .prelu:
+                // Only slopes that vary along channels alone (shape [..., 1, C]) fold into a per-channel epilogue.
+                guard next.inputs.count == 2, let alpha = tensors[next.inputs[1]].constant, alpha.type == .float32,
+                      alpha.count == channels, tensors[next.inputs[1]].shape.last == channels else { continue }
+                nodes[ni].fusedPReLUAlpha = next.inputs[1]
+            default: continue
+            }
+            guard tensors[nextOut].shape == tensors[out].shape else {
+                nodes[ni].fusedActivation = nil; nodes[ni].fusedPReLUAlpha = nil; continue
+            }
+            nodes[ni].outputs[0] = nextOut
+            removed.insert(ci)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+}

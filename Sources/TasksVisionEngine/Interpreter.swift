@@ -1,0 +1,248 @@
+import COpenBLAS
+import Dispatch
+import TasksVisionFormat
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs one TFLite model on the engine: an execution plan built once at load,
+/// with weights converted, ops fused and every activation placed in one arena.
+/// `invoke()` allocates nothing.
+///
+/// One instance is for one thread at a time; create one per thread to run
+/// concurrently (instances share nothing mutable).
+public final class Interpreter {
+    public struct Options: Sendable {
+        /// Worker threads used inside one inference (1 = the calling thread only).
+        public var threads: Int
+        public init(threads: Int = 1) { self.threads = threads }
+    }
+
+    /// Per-op-type time and work, filled by `invoke(profile:)`.
+    public struct OpProfile: Sendable {
+        public var kind: String
+        public var count: Int
+        public var seconds: Double
+        public var flops: Double
+    }
+
+    public let modelName: String
+    public let inputs: [TensorDescription]
+    public let outputs: [TensorDescription]
+    public let options: Options
+    /// Bytes of the activation arena.
+    public let arenaBytes: Int
+    /// Bytes of constant (weight) storage.
+    public let constantBytes: Int
+    /// The number of layers left after folding and fusion.
+    public var layerCount: Int { layers.count }
+    /// Floating-point operations of one inference.
+    public var flops: Double { layers.reduce(0) { $0 + $1.flops } }
+
+    let layers: [Layer]
+    let arena: UnsafeMutableRawPointer
+    let constants: UnsafeMutablePointer<Float>
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchPerWorker: Int
+    let inputPointers: [UnsafeMutablePointer<Float>]
+    let outputPointers: [UnsafeMutablePointer<Float>]
+
+    /// Single-threaded BLAS: the engine parallelizes over tiles itself, which keeps
+    /// results independent of the thread count.
+    static let configureBLAS: Void = { openblas_set_num_threads(1) }()
+
+    public convenience init(path: String, options: Options = Options()) throws {
+        try self.init(model: try ModelAsset.loadModel(path), options: options)
+    }
+
+    public init(model: TFLiteModel, options: Options = Options()) throws {
+        _ = Self.configureBLAS
+        guard options.threads >= 1 && options.threads <= 256 else {
+            throw EngineError.invalidArgument("threads must be between 1 and 256, got \(options.threads)")
+        }
+        self.options = options
+        modelName = model.name
+        var graph = try Graph(model: model)
+        // Unsupported ops are reported before any work is done.
+        for node in graph.nodes where !OpRegistry.isSupported(node.op) {
+            throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
+        }
+        graph.fuse()
+
+        // Every tensor read or written at run time must be float32.
+        for node in graph.nodes {
+            for t in node.inputs + node.outputs where t >= 0 {
+                let tensor = graph.tensors[t]
+                if tensor.constant == nil && tensor.type != .float32 {
+                    throw EngineError.unsupportedFeature(model: model.name, operatorIndex: node.index, op: node.op.name,
+                                                        reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
+                }
+            }
+        }
+        for t in graph.inputs + graph.outputs where graph.tensors[t].type != .float32 {
+            throw EngineError.unsupportedFeature(model: model.name, operatorIndex: -1, op: "graph",
+                                                reason: "input/output '\(graph.tensors[t].name)' is \(graph.tensors[t].type); only float32 is supported")
+        }
+
+        // Views (RESHAPE and the like) share their input's memory.
+        var root = Array(0..<graph.tensors.count)
+        func find(_ t: Int) -> Int { var t = t; while root[t] != t { t = root[t] }; return t }
+        var steps: [Graph.Node] = []
+        for node in graph.nodes {
+            if OpRegistry.aliasing.contains(node.op), let i = node.inputs.first, i >= 0, graph.tensors[i].constant == nil,
+               let o = node.outputs.first, !graph.inputs.contains(o),
+               graph.tensors[i].elementCount == graph.tensors[o].elementCount {
+                root[o] = find(i)
+            } else {
+                steps.append(node)
+            }
+        }
+
+        // Lifetimes of arena buffers, by execution step.
+        var first = [Int: Int](), last = [Int: Int]()
+        func touch(_ t: Int, _ step: Int) {
+            let r = find(t)
+            first[r] = min(first[r] ?? step, step)
+            last[r] = max(last[r] ?? step, step)
+        }
+        for t in graph.inputs { touch(t, -1) }
+        for (s, node) in steps.enumerated() {
+            for t in node.inputs where t >= 0 && graph.tensors[t].constant == nil { touch(t, s) }
+            for t in node.outputs { touch(t, s) }
+        }
+        for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
+        let requests = first.keys.sorted().map { r in
+            MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: first[r]!, lastStep: last[r]!)
+        }
+        let plan = MemoryPlanner.plan(requests)
+        arenaBytes = plan.size
+        arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
+        arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))
+
+        // Float constants read by the remaining steps, converted once.
+        var constantOffsets: [Int: Int] = [:]
+        var constantCount = 0
+        for node in steps {
+            for t in node.inputs + [node.fusedPReLUAlpha ?? -1] where t >= 0 && constantOffsets[t] == nil {
+                if let c = graph.tensors[t].constant, c.type == .float32 || c.type == .float16 {
+                    constantOffsets[t] = constantCount
+                    constantCount += (c.count + 15) / 16 * 16
+                }
+            }
+        }
+        // Graph outputs that are constants still need memory to be read from.
+        for t in graph.outputs where constantOffsets[t] == nil && graph.tensors[t].constant != nil {
+            constantOffsets[t] = constantCount
+            constantCount += (graph.tensors[t].elementCount + 15) / 16 * 16
+        }
+        constantBytes = constantCount * 4
+        constants = UnsafeMutablePointer<Float>.allocate(capacity: max(constantCount, 16))
+        constants.initialize(repeating: 0, count: max(constantCount, 16))
+        for (t, offset) in constantOffsets {
+            if let values = graph.tensors[t].constant?.floats() {
+                (constants + offset).update(from: values, count: min(values.count, graph.tensors[t].elementCount))
+            }
+        }
+
+        var pointers = [UnsafeMutablePointer<Float>?](repeating: nil, count: graph.tensors.count)
+        for t in 0..<graph.tensors.count {
+            if let offset = constantOffsets[t] {
+                pointers[t] = constants + offset
+            } else if let offset = plan.offsets[find(t)] {
+                pointers[t] = (arena + offset).assumingMemoryBound(to: Float.self)
+            }
+        }
+        let binder = TensorBinder(graph: graph, pointers: pointers)
+        var layers: [Layer] = []
+        do {
+            for node in steps { layers.append(try OpRegistry.makeLayer(node, graph, binder)) }
+        } catch {
+            arena.deallocate()
+            constants.deallocate()
+            throw error
+        }
+        self.layers = layers
+        scratchPerWorker = ((layers.map(\.scratchFloatsPerWorker).max() ?? 0) + 15) / 16 * 16 + 16
+        scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchPerWorker * options.threads)
+        scratch.initialize(repeating: 0, count: scratchPerWorker * options.threads)
+
+        func describe(_ t: Int) -> TensorDescription {
+            TensorDescription(name: graph.tensors[t].name, shape: graph.tensors[t].shape, type: graph.tensors[t].type)
+        }
+        inputs = graph.inputs.map(describe)
+        outputs = graph.outputs.map(describe)
+        inputPointers = graph.inputs.map { pointers[$0]! }
+        outputPointers = graph.outputs.map { pointers[$0]! }
+    }
+
+    deinit {
+        arena.deallocate()
+        constants.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Copies `values` into input `index`; the count must match the input's shape.
+    public func setInput(_ index: Int, _ values: [Float]) throws {
+        guard index >= 0 && index < inputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
+        }
+        guard values.count == inputs[index].elementCount else {
+            throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes \(inputs[index].elementCount) values \(inputs[index].shape), got \(values.count)")
+        }
+        inputPointers[index].update(from: values, count: values.count)
+    }
+
+    /// Direct access to input `index`'s memory (for writing without a copy).
+    public func withInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < inputs.count, "input index out of range")
+        return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
+    }
+
+    /// Runs the model on the current inputs.
+    public func invoke() {
+        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        for layer in layers { layer.run(context) }
+    }
+
+    /// Runs the model and accumulates time per op type into `profile`.
+    public func invoke(profile: inout [String: OpProfile]) {
+        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        for layer in layers {
+            let start = DispatchTime.now().uptimeNanoseconds
+            layer.run(context)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            var p = profile[layer.kind] ?? OpProfile(kind: layer.kind, count: 0, seconds: 0, flops: 0)
+            p.count += 1
+            p.seconds += seconds
+            p.flops += layer.flops
+            profile[layer.kind] = p
+        }
+    }
+
+    /// A copy of output `index`.
+    public func output(_ index: Int) throws -> [Float] {
+        guard index >= 0 && index < outputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
+        }
+        return Array(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
+    }
+
+    /// Read access to output `index` without a copy.
+    public func withOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < outputs.count, "output index out of range")
+        return try body(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
+    }
+
+    /// Sets all inputs, runs, and returns copies of all outputs.
+    public func run(_ inputValues: [[Float]]) throws -> [[Float]] {
+        guard inputValues.count == inputs.count else {
+            throw EngineError.invalidArgument("\(modelName) takes \(inputs.count) inputs, got \(inputValues.count)")
+        }
+        for (i, v) in inputValues.enumerated() { try setInput(i, v) }
+        invoke()
+        return try (0..<outputs.count).map { try output($0) }
+    }
+}

@@ -1,0 +1,162 @@
+import TasksVisionFormat
+
+/// A two-operand elementwise function, in scalar and 8-lane form.
+protocol BinaryFunction {
+    static func apply(_ a: Float, _ b: Float) -> Float
+    static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float>
+}
+
+enum AddFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a + b }
+}
+enum SubFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a - b }
+}
+enum MulFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a * b }
+}
+enum DivFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a / b }
+}
+enum MaximumFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .> a) }
+}
+enum MinimumFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
+}
+enum SquaredDifferenceFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { (a - b) * (a - b) }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { (a - b) * (a - b) }
+}
+/// PRELU: x where x >= 0, else x * alpha (alpha is the second operand, broadcast).
+enum PReLUFunction: BinaryFunction {
+    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < 0 ? a * b : a }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        a.replacing(with: a * b, where: a .< SIMD8<Float>(repeating: 0))
+    }
+}
+
+/// Elementwise binary ops with NumPy broadcasting (ADD, SUB, MUL, DIV, MAXIMUM,
+/// MINIMUM, SQUARED_DIFFERENCE, PRELU), with a fused activation/PReLU epilogue.
+///
+/// Equal shapes run as one flat loop; an operand that repeats along leading
+/// dimensions (a per-channel vector, a scalar) runs as rows; anything else walks
+/// the broadcast strides.
+final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
+    let kind: String
+    let a: UnsafePointer<Float>, b: UnsafePointer<Float>
+    let output: UnsafeMutablePointer<Float>
+    let outShape: [Int]
+    let aStrides: [Int], bStrides: [Int]
+    let count: Int
+    let aCount: Int, bCount: Int
+    let epilogue: Epilogue
+    let channels: Int
+
+    init(kind: String, a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>, bShape: [Int],
+         output: UnsafeMutablePointer<Float>, outShape: [Int], epilogue: Epilogue) {
+        self.kind = kind
+        self.a = a; self.b = b; self.output = output
+        self.outShape = outShape
+        self.count = outShape.reduce(1, *)
+        self.aCount = aShape.reduce(1, *)
+        self.bCount = bShape.reduce(1, *)
+        self.aStrides = Self.broadcastStrides(aShape, to: outShape)
+        self.bStrides = Self.broadcastStrides(bShape, to: outShape)
+        self.epilogue = epilogue
+        self.channels = max(outShape.last ?? 1, 1)
+    }
+
+    /// Strides of `shape` read as `out` (0 along broadcast dimensions).
+    static func broadcastStrides(_ shape: [Int], to out: [Int]) -> [Int] {
+        let padded = [Int](repeating: 1, count: max(0, out.count - shape.count)) + shape
+        var strides = [Int](repeating: 0, count: out.count)
+        var s = 1
+        for i in stride(from: out.count - 1, through: 0, by: -1) {
+            strides[i] = padded[i] == 1 && out[i] != 1 ? 0 : s
+            s *= padded[i]
+        }
+        return strides
+    }
+
+    /// Broadcast shape of two operands, or nil when they are incompatible.
+    static func broadcastShape(_ x: [Int], _ y: [Int]) -> [Int]? {
+        let n = max(x.count, y.count)
+        let px = [Int](repeating: 1, count: n - x.count) + x
+        let py = [Int](repeating: 1, count: n - y.count) + y
+        var out: [Int] = []
+        for i in 0..<n {
+            if px[i] == py[i] || py[i] == 1 { out.append(px[i]) } else if px[i] == 1 { out.append(py[i]) } else { return nil }
+        }
+        return out
+    }
+
+    var flops: Double { Double(count) }
+
+    func run(_ context: RunContext) {
+        if aCount == count && bCount == count {
+            same(output, a, b, count)
+        } else if aCount == count && bCount == 1 {
+            let s = b[0], s8 = SIMD8<Float>(repeating: s)
+            var i = 0
+            while i + 8 <= count { store8(F.apply(load8(a + i), s8), output + i); i += 8 }
+            while i < count { output[i] = F.apply(a[i], s); i += 1 }
+        } else if bCount == count && aCount == 1 {
+            let s = a[0], s8 = SIMD8<Float>(repeating: s)
+            var i = 0
+            while i + 8 <= count { store8(F.apply(s8, load8(b + i)), output + i); i += 8 }
+            while i < count { output[i] = F.apply(s, b[i]); i += 1 }
+        } else if aCount == count && bCount > 0 && isTrailing(bStrides, bCount) {
+            var off = 0
+            while off < count { same(output + off, a + off, b, bCount); off += bCount }
+        } else if bCount == count && aCount > 0 && isTrailing(aStrides, aCount) {
+            var off = 0
+            while off < count { same(output + off, a, b + off, aCount); off += aCount }
+        } else {
+            strided()
+        }
+        epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
+    }
+
+    /// True when the operand is exactly the innermost `n` elements of the output, repeated.
+    func isTrailing(_ strides: [Int], _ n: Int) -> Bool {
+        var inner = 1
+        for i in stride(from: outShape.count - 1, through: 0, by: -1) {
+            if inner == n { return strides[..<(i + 1)].allSatisfy { $0 == 0 } }
+            if strides[i] != inner { return false }
+            inner *= outShape[i]
+        }
+        return inner == n
+    }
+
+    @inline(__always)
+    func same(_ o: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ n: Int) {
+        var i = 0
+        while i + 8 <= n { store8(F.apply(load8(x + i), load8(y + i)), o + i); i += 8 }
+        while i < n { o[i] = F.apply(x[i], y[i]); i += 1 }
+    }
+
+    func strided() {
+        let rank = outShape.count
+        var index = [Int](repeating: 0, count: rank)
+        var ia = 0, ib = 0
+        for i in 0..<count {
+            output[i] = F.apply(a[ia], b[ib])
+            var d = rank - 1
+            while d >= 0 {
+                index[d] += 1
+                ia += aStrides[d]; ib += bStrides[d]
+                if index[d] < outShape[d] { break }
+                ia -= aStrides[d] * outShape[d]; ib -= bStrides[d] * outShape[d]
+                index[d] = 0
+                d -= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import TasksVisionFormat
+
+/// One step of an execution plan, with its tensors already bound to memory.
+protocol Layer: AnyObject {
+    /// The op type, for profiles ("CONV_2D").
+    var kind: String { get }
+    /// Floating-point operations per run (multiply-add counts as two).
+    var flops: Double { get }
+    /// Floats of scratch memory each worker needs.
+    var scratchFloatsPerWorker: Int { get }
+    func run(_ context: RunContext)
+}
+
+extension Layer {
+    var flops: Double { 0 }
+    var scratchFloatsPerWorker: Int { 0 }
+}
+
+/// What a layer gets when it runs: the thread budget and per-worker scratch.
+struct RunContext {
+    let threads: Int
+    let scratch: UnsafeMutablePointer<Float>
+    let scratchFloatsPerWorker: Int
+
+    func scratch(forWorker w: Int) -> UnsafeMutablePointer<Float> { scratch + w * scratchFloatsPerWorker }
+}
+
+@inline(__always) func load8(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+@inline(__always) func load8(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+}
+@inline(__always) func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+}
+
+/// What follows a convolution, fully connected layer or addition in the same
+/// pass over its output: bias, then a clamp-type activation, then PReLU.
+struct Epilogue {
+    var bias: UnsafePointer<Float>? = nil
+    var activation: FusedActivation = .none
+    var alpha: UnsafePointer<Float>? = nil
+
+    var isIdentity: Bool { bias == nil && activation == .none && alpha == nil }
+
+    var bounds: (lo: Float, hi: Float) {
+        switch activation {
+        case .relu: return (0, .infinity)
+        case .relu6: return (0, 6)
+        case .reluN1To1: return (-1, 1)
+        default: return (-.infinity, .infinity)
+        }
+    }
+
+    /// Applies the epilogue to `rows` rows of `channels` values, `stride` floats apart.
+    @inline(__always)
+    func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int) {
+        if isIdentity { return }
+        let (lo, hi) = bounds
+        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi)
+        let zero8 = SIMD8<Float>(repeating: 0)
+        let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
+        for r in 0..<rows {
+            let row = data + r * stride
+            var c = 0
+            while c + 8 <= channels {
+                var v = load8(row + c)
+                if let b = bias { v = v + load8(b + c) }
+                if clamp { v = v.replacing(with: lo8, where: v .< lo8).replacing(with: hi8, where: v .> hi8) }
+                if let a = alpha { v = v.replacing(with: v * load8(a + c), where: v .< zero8) }
+                store8(v, row + c)
+                c += 8
+            }
+            while c < channels {
+                var v = row[c]
+                if let b = bias { v += b[c] }
+                if clamp { v = min(max(v, lo), hi) }
+                if let a = alpha, v < 0 { v *= a[c] }
+                row[c] = v
+                c += 1
+            }
+            if activation == .tanh {
+                for c in 0..<channels { row[c] = tanhf(row[c]) }
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif

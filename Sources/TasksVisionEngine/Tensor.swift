@@ -1,0 +1,44 @@
+import TasksVisionFormat
+
+/// The name, shape and element type of a model input or output.
+public struct TensorDescription: Sendable, Equatable, CustomStringConvertible {
+    public let name: String
+    public let shape: [Int]
+    public let type: TensorType
+    public var elementCount: Int { shape.reduce(1, *) }
+    public var description: String { "\(name) \(shape) \(type)" }
+}
+
+/// Raw little-endian constant data of a tensor, as read from the model or folded at load.
+struct ConstantData {
+    var type: TensorType
+    var bytes: [UInt8]
+
+    var count: Int { type.byteSize == 0 ? 0 : bytes.count / type.byteSize }
+
+    func floats() -> [Float]? {
+        switch type {
+        case .float32:
+            return bytes.withUnsafeBytes { raw in (0..<count).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
+        case .float16:
+            return bytes.withUnsafeBytes { raw in (0..<count).map { floatFromHalfBits(raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) } }
+        default:
+            return nil
+        }
+    }
+
+    func ints() -> [Int]? {
+        switch type {
+        case .int32:
+            return bytes.withUnsafeBytes { raw in (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)) } }
+        case .int64:
+            return bytes.withUnsafeBytes { raw in (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) } }
+        default:
+            return nil
+        }
+    }
+
+    static func float32(_ values: [Float]) -> ConstantData {
+        ConstantData(type: .float32, bytes: values.withUnsafeBytes { Array($0) })
+    }
+}

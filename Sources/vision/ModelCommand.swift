@@ -1,0 +1,91 @@
+import Foundation
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// `vision model info|run`.
+enum ModelCommand {
+    static func run(_ args: [String]) throws {
+        guard let sub = args.first else { throw UsageError("'vision model' needs 'info' or 'run'") }
+        let rest = Array(args.dropFirst())
+        switch sub {
+        case "info": try info(rest)
+        case "run": try runModel(rest)
+        default: throw UsageError("unknown 'vision model' command '\(sub)' (info, run)")
+        }
+    }
+
+    static func info(_ args: [String]) throws {
+        let options = try OptionParser(args, valued: [], flags: ["--json"])
+        guard options.positional.count == 1, let path = options.positional.first else {
+            throw UsageError("usage: vision model info MODEL")
+        }
+        let model = try ModelAsset.loadModel(path)
+        // Building the plan checks every op is supported.
+        let interpreter = try Interpreter(model: model)
+        guard let sg = model.subgraphs.first else { return }
+        print("model: \(model.name)")
+        print("subgraphs: \(model.subgraphs.count), operators: \(sg.operators.count), tensors: \(sg.tensors.count)")
+        print("inputs:")
+        for (i, t) in sg.inputs.enumerated() { print("  \(i): \(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)") }
+        print("outputs:")
+        for (i, t) in sg.outputs.enumerated() { print("  \(i): \(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)") }
+        var counts: [String: Int] = [:]
+        for op in sg.operators { counts[op.opcode.name, default: 0] += 1 }
+        print("operators:")
+        for (name, n) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            print("  \(name): \(n)")
+        }
+        print("engine: \(interpreter.layerCount) layers after folding and fusion, arena \(interpreter.arenaBytes) bytes, weights \(interpreter.constantBytes) bytes, \(String(format: "%.1f", interpreter.flops / 1e6)) MFLOP")
+        if let meta = try model.metadata() {
+            print("metadata:")
+            if let n = meta.name { print("  name: \(n)") }
+            if let v = meta.version { print("  version: \(v)") }
+            if let a = meta.author { print("  author: \(a)") }
+            for (si, sub) in meta.subgraphs.enumerated() {
+                for (i, t) in sub.inputs.enumerated() {
+                    var line = "  input \(i)" + (t.name.map { " \($0)" } ?? "")
+                    if let norm = t.normalization { line += ": normalization mean \(norm.mean) std \(norm.std)" }
+                    print(line)
+                }
+                for (i, t) in sub.outputs.enumerated() { print("  output \(i)" + (t.name.map { " \($0)" } ?? "")) }
+                _ = si
+            }
+            let files = meta.allAssociatedFileNames
+            if !files.isEmpty { print("  associated files: \(files.joined(separator: ", "))") }
+        } else {
+            print("metadata: none")
+        }
+        let appended = try model.associatedFiles()
+        if !appended.isEmpty {
+            print("appended files: " + appended.keys.sorted().map { "\($0) (\(appended[$0]!.count) bytes)" }.joined(separator: ", "))
+        }
+    }
+
+    static func runModel(_ args: [String]) throws {
+        let options = try OptionParser(args, valued: ["--input", "--output", "--threads"], flags: [])
+        guard options.positional.count == 1, let path = options.positional.first else {
+            throw UsageError("usage: vision model run MODEL --input F.npy [--input ...] --output DIR")
+        }
+        guard let outDir = options.value("--output") else { throw UsageError("--output DIR is required") }
+        let threads = try options.int("--threads", default: 1)
+        let interpreter = try Interpreter(model: try ModelAsset.loadModel(path), options: .init(threads: threads))
+        let inputFiles = options.values["--input"] ?? []
+        guard inputFiles.count == interpreter.inputs.count else {
+            throw UsageError("\(path) has \(interpreter.inputs.count) inputs (\(interpreter.inputs.map(\.description).joined(separator: "; "))), got \(inputFiles.count) --input files")
+        }
+        for (i, file) in inputFiles.enumerated() {
+            let array = try NumpyArray.read(file)
+            let expected = interpreter.inputs[i]
+            guard array.elementCount == expected.elementCount else {
+                throw UsageError("\(file): shape \(array.shape) does not fit input \(i) '\(expected.name)' of shape \(expected.shape)")
+            }
+            try interpreter.setInput(i, array.floats())
+        }
+        interpreter.invoke()
+        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        for i in 0..<interpreter.outputs.count {
+            let array = NumpyArray(shape: interpreter.outputs[i].shape, floats: try interpreter.output(i))
+            try array.write("\(outDir)/\(i).npy")
+        }
+    }
+}

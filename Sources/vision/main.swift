@@ -1,0 +1,15 @@
+import Foundation
+
+// `vision`: run TasksVision on models, images, folders and frame sequences.
+setvbuf(stdout, nil, _IOLBF, 0)
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    try CommandLineTool.run(arguments)
+    exit(0)
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("vision: \(error.message)\n".utf8))
+    exit(1)
+} catch {
+    FileHandle.standardError.write(Data("vision: \(error)\n".utf8))
+    exit(1)
+}

