@@ -1,1 +1,147 @@
-print("placeholder")
+import Dispatch
+import Foundation
+import TasksVisionEngine
+import TasksVisionFormat
+
+// vision-bench: latency of each model on the engine (and, later, of each vision task).
+//
+//   vision-bench                                   every model in Models/, 1 and 2 threads, with op breakdown
+//   vision-bench --model PATH --threads N --runs N --json
+//                                                  one model, one JSON object on stdout
+
+setvbuf(stdout, nil, _IOLBF, 0)
+BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
+
+struct Options {
+    var models: [String] = []
+    var threads: [Int] = [1, 2]
+    var runs = 100
+    var warmup = 10
+    var json = false
+    var profile = true
+    var layers = false
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("vision-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+func parse() -> Options {
+    var o = Options()
+    var args = Array(CommandLine.arguments.dropFirst())
+    var explicitThreads: [Int] = []
+    while !args.isEmpty {
+        let a = args.removeFirst()
+        func value() -> String {
+            guard !args.isEmpty else { fail("\(a) needs a value") }
+            return args.removeFirst()
+        }
+        switch a {
+        case "--model": o.models.append(value())
+        case "--threads": guard let t = Int(value()), t >= 1 else { fail("--threads takes a positive number") }; explicitThreads.append(t)
+        case "--runs": guard let r = Int(value()), r >= 1 else { fail("--runs takes a positive number") }; o.runs = r
+        case "--warmup": guard let w = Int(value()), w >= 0 else { fail("--warmup takes a number") }; o.warmup = w
+        case "--json": o.json = true
+        case "--no-profile": o.profile = false
+        case "--layers": o.layers = true
+        case "-h", "--help":
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile]")
+            exit(0)
+        default: fail("unknown argument '\(a)'")
+        }
+    }
+    if !explicitThreads.isEmpty { o.threads = explicitThreads }
+    if o.models.isEmpty {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Models"
+        o.models = defaultModels.map { "\(dir)/\($0)" }
+    }
+    return o
+}
+
+let defaultModels = [
+    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite", "hand_landmark_lite.tflite",
+    "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
+    "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
+    "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+]
+
+/// Peak resident memory of this process, in bytes.
+func peakResidentBytes() -> Int {
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+            return kb * 1024
+        }
+    }
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    #if os(Linux)
+    return Int(usage.ru_maxrss) * 1024
+    #else
+    return Int(usage.ru_maxrss)
+    #endif
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+let options = parse()
+for path in options.models {
+    for threads in options.threads {
+        let interpreter: Interpreter
+        do {
+            interpreter = try Interpreter(path: path, options: .init(threads: threads))
+        } catch {
+            fail("\(error)")
+        }
+        // A fixed pseudo-random input in [0, 1).
+        for i in 0..<interpreter.inputs.count {
+            interpreter.withInput(i) { buffer in
+                var x: UInt32 = 2_463_534_242
+                for j in buffer.indices { x ^= x << 13; x ^= x >> 17; x ^= x << 5; buffer[j] = Float(x >> 8) / Float(1 << 24) }
+            }
+        }
+        for _ in 0..<options.warmup { interpreter.invoke() }
+        var times: [Double] = []
+        times.reserveCapacity(options.runs)
+        for _ in 0..<options.runs {
+            let t0 = now()
+            interpreter.invoke()
+            times.append(Double(now() - t0) / 1e6)
+        }
+        times.sort()
+        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let name = URL(fileURLWithPath: ModelAsset.splitPath(path).file).lastPathComponent + (ModelAsset.splitPath(path).members.map { ":" + $0 }.joined())
+        if options.json {
+            let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs,
+                                         "minMs": times[0], "medianMs": median, "maxMs": times[times.count - 1],
+                                         "gflops": interpreter.flops / (median / 1e3) / 1e9, "peakBytes": peakResidentBytes()]
+            let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            continue
+        }
+        print(String(format: "%@  threads %d  runs %d  min %.3f ms  median %.3f ms  max %.3f ms  %.1f GFLOP/s  peak RSS %.1f MB",
+                     name, threads, options.runs, times[0], median, times[times.count - 1],
+                     interpreter.flops / (median / 1e3) / 1e9, Double(peakResidentBytes()) / 1e6))
+        if options.layers {
+            for l in interpreter.layerTimes(runs: 20) {
+                print(String(format: "    %-18@ %-40@ %7.3f ms %6.1f GFLOP/s", l.kind as NSString, l.detail as NSString, l.seconds * 1e3, l.flops / max(l.seconds, 1e-12) / 1e9))
+            }
+        }
+        if options.profile {
+            var profile: [String: Interpreter.OpProfile] = [:]
+            let profileRuns = max(10, options.runs / 5)
+            for _ in 0..<profileRuns { interpreter.invoke(profile: &profile) }
+            let total = profile.values.reduce(0) { $0 + $1.seconds }
+            for p in profile.values.sorted(by: { $0.seconds > $1.seconds }) {
+                print(String(format: "    %-20@ %3d ops  %7.3f ms  %5.1f%%  %6.1f GFLOP/s", p.kind as NSString, p.count / profileRuns,
+                             p.seconds / Double(profileRuns) * 1e3, p.seconds / max(total, 1e-12) * 100,
+                             p.flops / max(p.seconds, 1e-12) / 1e9))
+            }
+        }
+    }
+}

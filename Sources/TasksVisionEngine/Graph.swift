@@ -30,6 +30,11 @@ struct Graph {
         var fusedActivation: FusedActivation? = nil
         /// Per-channel PReLU slopes taken over from a following PRELU op.
         var fusedPReLUAlpha: Int? = nil
+        /// The other operand of an ADD folded into this convolution's epilogue.
+        var fusedResidual: Int? = nil
+
+        /// Every tensor the node reads, fused operands included.
+        var reads: [Int] { inputs + [fusedPReLUAlpha, fusedResidual].compactMap { $0 } }
     }
 
     let modelName: String
@@ -110,7 +115,7 @@ struct Graph {
     /// How many nodes read each tensor, plus one for each graph output.
     func consumerCounts() -> [Int] {
         var counts = [Int](repeating: 0, count: tensors.count)
-        for n in nodes { for i in n.inputs where i >= 0 { counts[i] += 1 } }
+        for n in nodes { for i in n.reads where i >= 0 { counts[i] += 1 } }
         for o in outputs { counts[o] += 1 }
         return counts
     }

@@ -7,7 +7,34 @@ import TasksVisionFormat
 extension Graph {
     mutating func fuse() {
         fusePadIntoConvolution()
+        fuseResidualAdd()
         fuseActivations()
+    }
+
+    /// CONV_2D followed by an ADD of a same-shaped tensor: the addition (and the
+    /// ADD's activation) moves into the convolution's epilogue, saving a full pass.
+    mutating func fuseResidualAdd() {
+        var removed = Set<Int>()
+        let counts = consumerCounts()
+        for (ni, node) in nodes.enumerated() where node.op == .conv2D && !removed.contains(ni) {
+            guard ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+                  node.fusedResidual == nil, let out = node.outputs.first,
+                  let ai = soleConsumer(of: out, counts: counts), !removed.contains(ai), ai > ni else { continue }
+            let add = nodes[ai]
+            guard add.op == .add, add.inputs.count == 2, case .activation(let act) = add.options,
+                  let addOut = add.outputs.first else { continue }
+            let other = add.inputs[0] == out ? add.inputs[1] : add.inputs[0]
+            guard other != out, other >= 0, tensors[other].shape == tensors[out].shape,
+                  tensors[addOut].shape == tensors[out].shape else { continue }
+            // The residual must already exist when the convolution runs.
+            let producedLater = nodes[(ni + 1)..<ai].contains { $0.outputs.contains(other) }
+            guard !producedLater else { continue }
+            nodes[ni].fusedResidual = other
+            if act != .none { nodes[ni].fusedActivation = act }
+            nodes[ni].outputs[0] = addOut
+            removed.insert(ai)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     /// Index of the single node reading `tensor`, when exactly one node does and it is not a graph output.
@@ -56,11 +83,13 @@ extension Graph {
         let counts = consumerCounts()
         for (ni, node) in nodes.enumerated() where !removed.contains(ni) {
             guard [.conv2D, .depthwiseConv2D, .fullyConnected, .add].contains(node.op),
-                  ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+                  ownActivation(node) == FusedActivation.none, (node.fusedActivation ?? FusedActivation.none) == FusedActivation.none,
+                  node.fusedPReLUAlpha == nil,
                   let out = node.outputs.first, let ci = soleConsumer(of: out, counts: counts), !removed.contains(ci) else { continue }
             let next = nodes[ci]
             guard next.inputs.first == out, let nextOut = next.outputs.first else { continue }
             let channels = tensors[out].shape.last ?? 0
+            let previousActivation = nodes[ni].fusedActivation
             switch next.op {
             case .relu: nodes[ni].fusedActivation = .relu
             case .relu6: nodes[ni].fusedActivation = .relu6
@@ -73,7 +102,7 @@ extension Graph {
             default: continue
             }
             guard tensors[nextOut].shape == tensors[out].shape else {
-                nodes[ni].fusedActivation = nil; nodes[ni].fusedPReLUAlpha = nil; continue
+                nodes[ni].fusedActivation = previousActivation; nodes[ni].fusedPReLUAlpha = nil; continue
             }
             nodes[ni].outputs[0] = nextOut
             removed.insert(ci)

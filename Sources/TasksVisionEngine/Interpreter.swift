@@ -110,7 +110,7 @@ public final class Interpreter {
         }
         for t in graph.inputs { touch(t, -1) }
         for (s, node) in steps.enumerated() {
-            for t in node.inputs where t >= 0 && graph.tensors[t].constant == nil { touch(t, s) }
+            for t in node.reads where t >= 0 && graph.tensors[t].constant == nil { touch(t, s) }
             for t in node.outputs { touch(t, s) }
         }
         for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
@@ -126,7 +126,7 @@ public final class Interpreter {
         var constantOffsets: [Int: Int] = [:]
         var constantCount = 0
         for node in steps {
-            for t in node.inputs + [node.fusedPReLUAlpha ?? -1] where t >= 0 && constantOffsets[t] == nil {
+            for t in node.reads where t >= 0 && constantOffsets[t] == nil {
                 if let c = graph.tensors[t].constant, c.type == .float32 || c.type == .float16 {
                     constantOffsets[t] = constantCount
                     constantCount += (c.count + 15) / 16 * 16
@@ -220,6 +220,20 @@ public final class Interpreter {
             p.flops += layer.flops
             profile[layer.kind] = p
         }
+    }
+
+    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
+    public func layerTimes(runs: Int) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
+        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        var times = [Double](repeating: 0, count: layers.count)
+        for _ in 0..<runs {
+            for (i, layer) in layers.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                layer.run(context)
+                times[i] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            }
+        }
+        return layers.enumerated().map { i, l in (l.kind, String(describing: (l as? CustomStringConvertible)?.description ?? ""), times[i] / Double(runs), l.flops) }
     }
 
     /// A copy of output `index`.

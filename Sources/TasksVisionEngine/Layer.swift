@@ -39,10 +39,12 @@ struct RunContext {
 /// pass over its output: bias, then a clamp-type activation, then PReLU.
 struct Epilogue {
     var bias: UnsafePointer<Float>? = nil
+    /// A tensor of the output's shape added after the bias (a residual ADD folded in).
+    var residual: UnsafePointer<Float>? = nil
     var activation: FusedActivation = .none
     var alpha: UnsafePointer<Float>? = nil
 
-    var isIdentity: Bool { bias == nil && activation == .none && alpha == nil }
+    var isIdentity: Bool { bias == nil && residual == nil && activation == .none && alpha == nil }
 
     var bounds: (lo: Float, hi: Float) {
         switch activation {
@@ -53,35 +55,54 @@ struct Epilogue {
         }
     }
 
-    /// Applies the epilogue to `rows` rows of `channels` values, `stride` floats apart.
-    @inline(__always)
-    func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int) {
+    /// Applies the epilogue to `rows` rows of `channels` values, `stride` floats apart;
+    /// `offset` is the position of `data` in the whole output (for the residual).
+    func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int, offset: Int = 0) {
         if isIdentity { return }
+        // One pass; each combination of parts gets its own loop (the flags are constants after inlining).
+        switch (bias != nil, residual != nil, alpha != nil) {
+        case (false, false, false): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: false, hasAlpha: false)
+        case (true, false, false): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: false, hasAlpha: false)
+        case (false, true, false): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: true, hasAlpha: false)
+        case (true, true, false): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: true, hasAlpha: false)
+        case (false, false, true): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: false, hasAlpha: true)
+        case (true, false, true): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: false, hasAlpha: true)
+        case (false, true, true): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: true, hasAlpha: true)
+        case (true, true, true): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: true, hasAlpha: true)
+        }
+        if activation == .tanh {
+            for r in 0..<rows { let row = data + r * stride; for c in 0..<channels { row[c] = tanhf(row[c]) } }
+        }
+    }
+
+    @inline(__always)
+    private func pass(_ data: UnsafeMutablePointer<Float>, _ rows: Int, _ channels: Int, _ stride: Int, _ offset: Int,
+                      hasBias: Bool, hasResidual: Bool, hasAlpha: Bool) {
         let (lo, hi) = bounds
-        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi)
-        let zero8 = SIMD8<Float>(repeating: 0)
         let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
+        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
+        let b = bias ?? UnsafePointer(data), res = residual ?? UnsafePointer(data), a = alpha ?? UnsafePointer(data)
         for r in 0..<rows {
             let row = data + r * stride
+            let rrow = res + offset + r * stride
             var c = 0
             while c + 8 <= channels {
                 var v = load8(row + c)
-                if let b = bias { v = v + load8(b + c) }
+                if hasBias { v = v + load8(b + c) }
+                if hasResidual { v = v + load8(rrow + c) }
                 if clamp { v = v.replacing(with: lo8, where: v .< lo8).replacing(with: hi8, where: v .> hi8) }
-                if let a = alpha { v = v.replacing(with: v * load8(a + c), where: v .< zero8) }
+                if hasAlpha { v = v.replacing(with: v * load8(a + c), where: v .< zero8) }
                 store8(v, row + c)
                 c += 8
             }
             while c < channels {
                 var v = row[c]
-                if let b = bias { v += b[c] }
+                if hasBias { v += b[c] }
+                if hasResidual { v += rrow[c] }
                 if clamp { v = min(max(v, lo), hi) }
-                if let a = alpha, v < 0 { v *= a[c] }
+                if hasAlpha && v < 0 { v *= a[c] }
                 row[c] = v
                 c += 1
-            }
-            if activation == .tanh {
-                for c in 0..<channels { row[c] = tanhf(row[c]) }
             }
         }
     }

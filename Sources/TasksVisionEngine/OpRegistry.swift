@@ -98,6 +98,7 @@ enum OpRegistry {
         e.activation = node.fusedActivation ?? own
         if e.activation == .signBit { throw fail(graph, node, "fused activation SIGN_BIT is not supported") }
         if let a = node.fusedPReLUAlpha { e.alpha = UnsafePointer(try binder.pointer(a, node)) }
+        if let r = node.fusedResidual { e.residual = UnsafePointer(try binder.pointer(r, node)) }
         return e
     }
 

@@ -1,7 +1,9 @@
 import Foundation
+import TasksVisionEngine
 
 // `vision`: run TasksVision on models, images, folders and frame sequences.
 setvbuf(stdout, nil, _IOLBF, 0)
+BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     try CommandLineTool.run(arguments)

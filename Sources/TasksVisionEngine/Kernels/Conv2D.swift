@@ -33,7 +33,8 @@ struct ConvGeometry: Equatable {
 /// Output pixels are processed in fixed tiles so that the bias/activation
 /// epilogue runs while the tile is still in cache and so that threads split the
 /// work the same way at any thread count.
-final class Conv2DLayer: Layer {
+final class Conv2DLayer: Layer, CustomStringConvertible {
+    var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)" }
     let kind = "CONV_2D"
     let g: ConvGeometry
     let input: UnsafeMutablePointer<Float>
@@ -83,7 +84,7 @@ final class Conv2DLayer: Layer {
             }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
                         1, a, Int32(k), weights, Int32(k), 0, out, Int32(g.outC))
-            epilogue.apply(out, rows: rows, channels: g.outC, stride: g.outC)
+            epilogue.apply(out, rows: rows, channels: g.outC, stride: g.outC, offset: (n * pixels + p0) * g.outC)
         }
     }
 
@@ -104,6 +105,14 @@ final class Conv2DLayer: Layer {
                     continue
                 }
                 let row = base + iy * g.inW * c
+                let ix0 = ox * g.strideW - g.padLeft
+                if g.dilationW == 1 && ix0 >= 0 && ix0 + g.kW <= g.inW {
+                    // The kernel row is one contiguous run of kW * C floats.
+                    let src = row + ix0 * c
+                    for i in 0..<(g.kW * c) { d[i] = src[i] }
+                    d += g.kW * c
+                    continue
+                }
                 for kx in 0..<g.kW {
                     let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
                     if ix < 0 || ix >= g.inW {

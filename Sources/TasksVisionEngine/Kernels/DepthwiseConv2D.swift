@@ -6,7 +6,8 @@ import TasksVisionFormat
 /// in registers across all taps (bias first, the clamp/PReLU epilogue last), and
 /// taps outside the image are skipped, which is zero padding. Rows of output are
 /// the unit of parallel work.
-final class DepthwiseConv2DLayer: Layer {
+final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
+    var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
     let kind = "DEPTHWISE_CONV_2D"
     let g: ConvGeometry
     let multiplier: Int
@@ -34,56 +35,149 @@ final class DepthwiseConv2DLayer: Layer {
         }
     }
 
+    /// One output row. Pixels whose taps all fall inside the image run four at a time
+    /// with the kernel width a constant (so the tap loop unrolls and each weight
+    /// vector loaded serves four accumulators); the border pixels clip their taps.
     @inline(__always)
     func row(_ item: Int) {
+        switch (g.kW, g.dilationW) {
+        case (3, 1): row(item, kW: 3)
+        case (5, 1): row(item, kW: 5)
+        default: row(item, kW: g.kW)
+        }
+    }
+
+    @inline(__always)
+    func row(_ item: Int, kW: Int) {
         let n = item / g.outH, oy = item % g.outH
         let c = g.inC
         let inBase = input + n * g.inH * g.inW * c
         let outRow = output + (n * g.outH + oy) * g.outW * c
-        // Taps of this output row that fall inside the image.
         let iy0 = oy * g.strideH - g.padTop
         var kyLo = 0, kyHi = g.kH
         while kyLo < kyHi && iy0 + kyLo * g.dilationH < 0 { kyLo += 1 }
         while kyHi > kyLo && iy0 + (kyHi - 1) * g.dilationH >= g.inH { kyHi -= 1 }
+        // Output columns whose taps are all inside the image.
+        let dil = g.dilationW, sw = g.strideW
+        var interiorLo = 0
+        while interiorLo < g.outW && interiorLo * sw - g.padLeft < 0 { interiorLo += 1 }
+        var interiorHi = g.outW
+        while interiorHi > interiorLo && (interiorHi - 1) * sw - g.padLeft + (kW - 1) * dil >= g.inW { interiorHi -= 1 }
+        if dil != 1 { interiorLo = g.outW; interiorHi = g.outW }
+
+        var ox = 0
+        while ox < interiorLo { clippedPixel(outRow, inBase, ox, iy0, kyLo, kyHi); ox += 1 }
+        let (lo, hi) = epilogue.bounds
+        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
+        let alpha = epilogue.alpha, bias = epilogue.bias
+        let step = sw * c
+        while ox + 4 <= interiorHi {
+            let out = outRow + ox * c
+            let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
+            var ch = 0
+            while ch + 8 <= c {
+                let b = bias.map { load8($0 + ch) } ?? zero8
+                var a0 = b, a1 = b, a2 = b, a3 = b
+                for ky in kyLo..<kyHi {
+                    let p = inPix + ky * g.dilationH * g.inW * c + ch
+                    let w = weights + ky * kW * c + ch
+                    for kx in 0..<kW {
+                        let wv = load8(w + kx * c)
+                        let q = p + kx * c
+                        a0 = a0 + load8(q) * wv
+                        a1 = a1 + load8(q + step) * wv
+                        a2 = a2 + load8(q + 2 * step) * wv
+                        a3 = a3 + load8(q + 3 * step) * wv
+                    }
+                }
+                if let al = alpha {
+                    let av = load8(al + ch)
+                    a0 = a0.replacing(with: a0 * av, where: a0 .< zero8)
+                    a1 = a1.replacing(with: a1 * av, where: a1 .< zero8)
+                    a2 = a2.replacing(with: a2 * av, where: a2 .< zero8)
+                    a3 = a3.replacing(with: a3 * av, where: a3 .< zero8)
+                } else if lo > -.infinity {
+                    a0 = a0.replacing(with: lo8, where: a0 .< lo8).replacing(with: hi8, where: a0 .> hi8)
+                    a1 = a1.replacing(with: lo8, where: a1 .< lo8).replacing(with: hi8, where: a1 .> hi8)
+                    a2 = a2.replacing(with: lo8, where: a2 .< lo8).replacing(with: hi8, where: a2 .> hi8)
+                    a3 = a3.replacing(with: lo8, where: a3 .< lo8).replacing(with: hi8, where: a3 .> hi8)
+                }
+                store8(a0, out + ch)
+                store8(a1, out + c + ch)
+                store8(a2, out + 2 * c + ch)
+                store8(a3, out + 3 * c + ch)
+                ch += 8
+            }
+            if ch < c {
+                for j in 0..<4 { channelTail(out + j * c, inPix + j * step, from: ch, kyLo, kyHi, kW: kW) }
+            }
+            if epilogue.activation == .tanh { for i in 0..<(4 * c) { out[i] = tanhf(out[i]) } }
+            ox += 4
+        }
+        while ox < g.outW { clippedPixel(outRow, inBase, ox, iy0, kyLo, kyHi); ox += 1 }
+    }
+
+    /// Channels from `first` on, scalar, for a pixel whose taps are all inside the image.
+    @inline(__always)
+    func channelTail(_ out: UnsafeMutablePointer<Float>, _ inPix: UnsafeMutablePointer<Float>, from first: Int,
+                     _ kyLo: Int, _ kyHi: Int, kW: Int) {
+        let c = g.inC
+        let (lo, hi) = epilogue.bounds
+        for ch in first..<c {
+            var acc = epilogue.bias?[ch] ?? 0
+            for ky in kyLo..<kyHi {
+                let p = inPix + ky * g.dilationH * g.inW * c + ch
+                let w = weights + ky * kW * c + ch
+                for kx in 0..<kW { acc += p[kx * c] * w[kx * c] }
+            }
+            if let a = epilogue.alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
+            out[ch] = acc
+        }
+    }
+
+    /// One output pixel near the border: taps outside the image are skipped (zero padding).
+    @inline(__always)
+    func clippedPixel(_ outRow: UnsafeMutablePointer<Float>, _ inBase: UnsafeMutablePointer<Float>, _ ox: Int,
+                      _ iy0: Int, _ kyLo: Int, _ kyHi: Int) {
+        let c = g.inC
+        let ix0 = ox * g.strideW - g.padLeft
+        var kxLo = 0, kxHi = g.kW
+        while kxLo < kxHi && ix0 + kxLo * g.dilationW < 0 { kxLo += 1 }
+        while kxHi > kxLo && ix0 + (kxHi - 1) * g.dilationW >= g.inW { kxHi -= 1 }
+        let out = outRow + ox * c
         let (lo, hi) = epilogue.bounds
         let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
         let bias = epilogue.bias, alpha = epilogue.alpha
-        let tanhOutput = epilogue.activation == .tanh
-        for ox in 0..<g.outW {
-            let ix0 = ox * g.strideW - g.padLeft
-            var kxLo = 0, kxHi = g.kW
-            while kxLo < kxHi && ix0 + kxLo * g.dilationW < 0 { kxLo += 1 }
-            while kxHi > kxLo && ix0 + (kxHi - 1) * g.dilationW >= g.inW { kxHi -= 1 }
-            let out = outRow + ox * c
-            var ch = 0
-            while ch + 8 <= c {
-                var acc = bias.map { load8($0 + ch) } ?? zero8
-                for ky in kyLo..<kyHi {
-                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    let wRow = weights + (ky * g.kW) * c + ch
-                    for kx in kxLo..<kxHi {
-                        acc = acc + load8(inRow + kx * g.dilationW * c) * load8(wRow + kx * c)
-                    }
+        var ch = 0
+        while ch + 8 <= c {
+            var acc = bias.map { load8($0 + ch) } ?? zero8
+            for ky in kyLo..<kyHi {
+                let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
+                let wRow = weights + (ky * g.kW) * c + ch
+                for kx in kxLo..<kxHi {
+                    acc = acc + load8(inRow + kx * g.dilationW * c) * load8(wRow + kx * c)
                 }
+            }
+            if let a = alpha {
+                acc = acc.replacing(with: acc * load8(a + ch), where: acc .< zero8)
+            } else {
                 acc = acc.replacing(with: lo8, where: acc .< lo8).replacing(with: hi8, where: acc .> hi8)
-                if let a = alpha { acc = acc.replacing(with: acc * load8(a + ch), where: acc .< zero8) }
-                store8(acc, out + ch)
-                ch += 8
             }
-            while ch < c {
-                var acc = bias?[ch] ?? 0
-                for ky in kyLo..<kyHi {
-                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    let wRow = weights + (ky * g.kW) * c + ch
-                    for kx in kxLo..<kxHi { acc += inRow[kx * g.dilationW * c] * wRow[kx * c] }
-                }
-                acc = min(max(acc, lo), hi)
-                if let a = alpha, acc < 0 { acc *= a[ch] }
-                out[ch] = acc
-                ch += 1
-            }
-            if tanhOutput { for i in 0..<c { out[i] = tanhf(out[i]) } }
+            store8(acc, out + ch)
+            ch += 8
         }
+        while ch < c {
+            var acc = bias?[ch] ?? 0
+            for ky in kyLo..<kyHi {
+                let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
+                let wRow = weights + (ky * g.kW) * c + ch
+                for kx in kxLo..<kxHi { acc += inRow[kx * g.dilationW * c] * wRow[kx * c] }
+            }
+            if let a = alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
+            out[ch] = acc
+            ch += 1
+        }
+        if epilogue.activation == .tanh { for i in 0..<c { out[i] = tanhf(out[i]) } }
     }
 
     /// General depth multiplier: output channel `o` reads input channel `o / multiplier`.

@@ -1,0 +1,50 @@
+import COpenBLAS
+import Foundation
+
+/// Which OpenBLAS kernels run, and how to get good ones.
+///
+/// OpenBLAS picks its kernels from the CPU model when it loads. A CPU newer than
+/// the library (seen here: Debian's 0.3.21 on a family 6 model 207 Xeon) falls
+/// back to the SSE3 "Prescott" kernels, four times slower than the AVX-512 ones
+/// it supports. The choice can only be made before the library initializes,
+/// through `OPENBLAS_CORETYPE`, so executables re-launch themselves once with it
+/// set (`relaunchWithBetterBLASKernelsIfNeeded`); library users can set it too.
+public enum BLASConfiguration {
+    /// The kernel set OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
+    public static var coreName: String {
+        guard let name = openblas_get_corename() else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Kernel sets that mean OpenBLAS did not recognize a modern x86 CPU.
+    static let genericCores: Set<String> = ["Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Banias", "Northwood", "Katmai", "Coppermine"]
+
+    /// The OpenBLAS core type this CPU supports, from its feature flags, when better than what OpenBLAS chose.
+    public static func preferredCoreType() -> String? {
+        #if os(Linux) && arch(x86_64)
+        guard genericCores.contains(coreName),
+              let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let flagsLine = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return nil }
+        let flags = Set(flagsLine.split(separator: " ").map(String.init))
+        if ["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"].allSatisfy(flags.contains) { return "SkylakeX" }
+        if ["avx2", "fma"].allSatisfy(flags.contains) { return "Haswell" }
+        #endif
+        return nil
+    }
+
+    /// Re-executes the current program with `OPENBLAS_CORETYPE` set when OpenBLAS
+    /// fell back to generic kernels on a CPU that has better ones. Does nothing when
+    /// the variable is already set, so it happens at most once.
+    public static func relaunchWithBetterBLASKernelsIfNeeded() {
+        #if os(Linux)
+        guard ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"] == nil, let core = preferredCoreType() else { return }
+        setenv("OPENBLAS_CORETYPE", core, 1)
+        let args = CommandLine.arguments
+        var cArgs = args.map { strdup($0) }
+        cArgs.append(nil)
+        execv("/proc/self/exe", cArgs)
+        // execv only returns on failure: carry on with the kernels we have.
+        for p in cArgs { free(p) }
+        #endif
+    }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Times every model on our engine (vision-bench) and on TFLite with XNNPACK, same
+machine, same run, same thread count, and prints our median over theirs.
+
+    swift build -c release && python3 tools/bench_engine.py [--threads 1 2] [--runs 100]
+
+Needs `pip install ai-edge-litert numpy`. Each model is measured alternately on
+both engines (three rounds, best median kept per engine) to damp the noise of a
+shared machine.
+"""
+import argparse, json, os, subprocess, sys, time
+import numpy as np
+from ai_edge_litert.interpreter import Interpreter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = [
+    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite", "hand_landmark_lite.tflite",
+    "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
+    "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
+    "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+]
+
+
+def tflite_median(path, threads, runs, warmup=10):
+    it = Interpreter(model_path=path, num_threads=threads)
+    it.allocate_tensors()
+    rng = np.random.default_rng(0)
+    for d in it.get_input_details():
+        it.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+    for _ in range(warmup):
+        it.invoke()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        it.invoke()
+        times.append((time.perf_counter() - t) * 1e3)
+    return float(np.median(times))
+
+
+def ours_median(path, threads, runs):
+    bench = os.path.join(ROOT, ".build", "release", "vision-bench")
+    out = subprocess.run([bench, "--model", path, "--threads", str(threads), "--runs", str(runs), "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["medianMs"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--models", nargs="+", default=MODELS)
+    args = ap.parse_args()
+    print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6}")
+    for name in args.models:
+        path = os.path.join(ROOT, "Models", name)
+        for threads in args.threads:
+            ours, theirs = [], []
+            for _ in range(args.rounds):
+                ours.append(ours_median(path, threads, args.runs))
+                theirs.append(tflite_median(path, threads, args.runs))
+            o, t = min(ours), min(theirs)
+            print(f"{name:42} {threads:3d} {o:8.3f} {t:9.3f} {o / t:6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
