@@ -47,6 +47,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     let tileRows: Int
     let pixels: Int
 
+    static let tileRows = 256
+
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
         g = geometry
@@ -58,10 +60,12 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inH == g.outH && g.inW == g.outW
         pixels = g.outH * g.outW
-        // About 128 KiB of A (or C) per tile: big enough for GEMM efficiency, small enough for L2.
-        let widest = max(pointwise ? g.inC : k, g.outC, 1)
-        let rows = max(32, min(1024, (32 * 1024) / widest))
-        tileRows = min(pixels, (rows + 7) / 8 * 8)
+        // Each sgemm call packs the whole weight matrix, so tiles must be tall enough to
+        // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
+        // The tiling never depends on the thread count, so neither do the results.
+        var rows = Self.tileRows
+        if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(k, 1))) }
+        tileRows = pixels <= rows + rows / 2 ? pixels : rows
     }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
@@ -89,40 +93,42 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     }
 
     /// Gathers the receptive fields of `rows` output pixels into rows of `k` floats.
+    /// Pixels whose window lies inside the image copy kH runs of kW * C floats;
+    /// the others fill taps outside the image with zeros.
     @inline(__always)
     func im2col(image n: Int, firstPixel p0: Int, rows: Int, into dst: UnsafeMutablePointer<Float>) {
         let c = g.inC
         let base = input + n * g.inH * g.inW * c
-        for r in 0..<rows {
-            let p = p0 + r
-            let oy = p / g.outW, ox = p % g.outW
-            var d = dst + r * k
-            for ky in 0..<g.kH {
-                let iy = oy * g.strideH - g.padTop + ky * g.dilationH
-                if iy < 0 || iy >= g.inH {
-                    d.initialize(repeating: 0, count: g.kW * c)
-                    d += g.kW * c
-                    continue
+        let run = g.kW * c
+        var oy = p0 / g.outW, ox = p0 % g.outW
+        var d = dst
+        for _ in 0..<rows {
+            let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
+            if g.dilationW == 1 && iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH && ix0 >= 0 && ix0 + g.kW <= g.inW {
+                for ky in 0..<g.kH {
+                    let src = base + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c
+                    var i = 0
+                    while i + 8 <= run { store8(load8(src + i), d + i); i += 8 }
+                    while i < run { d[i] = src[i]; i += 1 }
+                    d += run
                 }
-                let row = base + iy * g.inW * c
-                let ix0 = ox * g.strideW - g.padLeft
-                if g.dilationW == 1 && ix0 >= 0 && ix0 + g.kW <= g.inW {
-                    // The kernel row is one contiguous run of kW * C floats.
-                    let src = row + ix0 * c
-                    for i in 0..<(g.kW * c) { d[i] = src[i] }
-                    d += g.kW * c
-                    continue
-                }
-                for kx in 0..<g.kW {
-                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
-                    if ix < 0 || ix >= g.inW {
-                        d.initialize(repeating: 0, count: c)
-                    } else {
-                        d.update(from: row + ix * c, count: c)
+            } else {
+                for ky in 0..<g.kH {
+                    let iy = iy0 + ky * g.dilationH
+                    for kx in 0..<g.kW {
+                        let ix = ix0 + kx * g.dilationW
+                        if iy < 0 || iy >= g.inH || ix < 0 || ix >= g.inW {
+                            for i in 0..<c { d[i] = 0 }
+                        } else {
+                            let src = base + (iy * g.inW + ix) * c
+                            for i in 0..<c { d[i] = src[i] }
+                        }
+                        d += c
                     }
-                    d += c
                 }
             }
+            ox += 1
+            if ox == g.outW { ox = 0; oy += 1 }
         }
     }
 }
