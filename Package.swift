@@ -31,5 +31,6 @@ let package = Package(
         ),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
         .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
+        .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat"]),
     ]
 )

@@ -54,6 +54,9 @@ public final class Interpreter {
     /// results independent of the thread count.
     static let configureBLAS: Void = { openblas_set_num_threads(1) }()
 
+    /// Upper bound on activation memory, so a hostile shape cannot cause a runaway allocation.
+    public static let maximumArenaBytes = 1 << 30
+
     public convenience init(path: String, options: Options = Options()) throws {
         try self.init(model: try ModelAsset.loadModel(path), options: options)
     }
@@ -80,6 +83,11 @@ public final class Interpreter {
                     throw EngineError.unsupportedFeature(model: model.name, operatorIndex: node.index, op: node.op.name,
                                                         reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
                 }
+            }
+        }
+        for node in graph.nodes {
+            for t in node.inputs + node.outputs where t >= 0 && graph.tensors[t].constant == nil && graph.tensors[t].elementCount == 0 {
+                throw EngineError.invalidModel(model: model.name, reason: "\(graph.describe(node)) uses tensor '\(graph.tensors[t].name)' with an empty shape \(graph.tensors[t].shape)")
             }
         }
         for t in graph.inputs + graph.outputs where graph.tensors[t].type != .float32 {
@@ -118,6 +126,9 @@ public final class Interpreter {
             MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: first[r]!, lastStep: last[r]!)
         }
         let plan = MemoryPlanner.plan(requests)
+        if plan.size > Self.maximumArenaBytes {
+            throw EngineError.invalidModel(model: model.name, reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
+        }
         arenaBytes = plan.size
         arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))

@@ -30,6 +30,7 @@ enum Densify {
             blockSize.append(s)
         }
         let total = denseShape.reduce(1, *)
+        guard total * elementSize <= 1 << 30 else { throw bad("dense shape \(denseShape) is too large") }
         var dense = [UInt8](repeating: 0, count: total * elementSize)
         var strides = [Int](repeating: 1, count: rank)
         if rank > 1 { for i in stride(from: rank - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * denseShape[i + 1] } }

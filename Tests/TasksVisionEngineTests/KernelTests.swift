@@ -1,0 +1,334 @@
+@testable import TasksVisionEngine
+import TasksVisionFormat
+import XCTest
+
+/// Each kernel against a naive reference on odd shapes: channels that are not a
+/// multiple of the vector width, 1x1 images, padding on every side, strides 1 and 2.
+final class KernelTests: XCTestCase {
+    /// Owns a buffer for the duration of a test.
+    final class Buffer {
+        let pointer: UnsafeMutablePointer<Float>
+        let count: Int
+        init(_ values: [Float]) {
+            count = values.count
+            pointer = .allocate(capacity: max(values.count, 1))
+            pointer.initialize(from: values, count: values.count)
+        }
+        init(zeros count: Int) {
+            self.count = count
+            pointer = .allocate(capacity: max(count, 1))
+            pointer.initialize(repeating: .nan, count: max(count, 1))
+        }
+        deinit { pointer.deallocate() }
+        var values: [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
+    }
+
+    var seed: UInt64 = 1
+    func random(_ n: Int, _ lo: Float = -1, _ hi: Float = 1) -> [Float] {
+        seed += 1
+        return fixtureRandomFloats(seed: seed, count: n, low: lo, high: hi)
+    }
+
+    let context: RunContext = {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1 << 22)
+        return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
+    }()
+
+    func assertClose(_ a: [Float], _ b: [Float], tolerance: Float = 1e-5, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(a.count, b.count, what, file: file, line: line)
+        var worst: Float = 0, at = 0
+        for i in 0..<min(a.count, b.count) {
+            let e = abs(a[i] - b[i]) / max(1, abs(b[i]))
+            if !(e <= worst) { worst = e.isNaN ? .infinity : e; at = i }
+        }
+        XCTAssertLessThanOrEqual(worst, tolerance, "\(what): element \(at): \(a[at]) vs \(b[at])", file: file, line: line)
+    }
+
+    func activate(_ v: Float, _ act: FusedActivation) -> Float {
+        switch act {
+        case .relu: return max(v, 0)
+        case .relu6: return min(max(v, 0), 6)
+        case .reluN1To1: return min(max(v, -1), 1)
+        case .tanh: return tanhf(v)
+        default: return v
+        }
+    }
+
+    // MARK: convolution
+
+    struct ConvCase { var h, w, cin, cout, k, stride, padTop, padLeft, padBottom, padRight: Int; var act: FusedActivation = .none }
+
+    func naiveConv(_ c: ConvCase, input: [Float], weights: [Float], bias: [Float], depthwise: Bool) -> (out: [Float], oh: Int, ow: Int) {
+        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1
+        let ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        let cout = depthwise ? c.cin : c.cout
+        var out = [Float](repeating: 0, count: oh * ow * cout)
+        for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
+            var acc = Double(bias[o])
+            for ky in 0..<c.k { for kx in 0..<c.k {
+                let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
+                if depthwise {
+                    acc += Double(input[(iy * c.w + ix) * c.cin + o]) * Double(weights[(ky * c.k + kx) * cout + o])
+                } else {
+                    for i in 0..<c.cin {
+                        acc += Double(input[(iy * c.w + ix) * c.cin + i]) * Double(weights[((o * c.k + ky) * c.k + kx) * c.cin + i])
+                    }
+                }
+            } }
+            out[(oy * ow + ox) * cout + o] = activate(Float(acc), c.act)
+        } } }
+        return (out, oh, ow)
+    }
+
+    let convCases: [ConvCase] = [
+        ConvCase(h: 1, w: 1, cin: 3, cout: 5, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+        ConvCase(h: 7, w: 9, cin: 13, cout: 11, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6),
+        ConvCase(h: 8, w: 8, cin: 5, cout: 7, k: 1, stride: 2, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+        ConvCase(h: 9, w: 7, cin: 3, cout: 17, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1, act: .relu),
+        ConvCase(h: 12, w: 11, cin: 3, cout: 32, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1),
+        ConvCase(h: 6, w: 6, cin: 9, cout: 3, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+        ConvCase(h: 1, w: 1, cin: 4, cout: 6, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .reluN1To1),
+        ConvCase(h: 40, w: 37, cin: 10, cout: 9, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+    ]
+
+    func geometry(_ c: ConvCase, oh: Int, ow: Int, cout: Int) -> ConvGeometry {
+        ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: cout, kH: c.k, kW: c.k,
+                     strideH: c.stride, strideW: c.stride, padTop: c.padTop, padLeft: c.padLeft)
+    }
+
+    func testConv2DAgainstNaive() {
+        for c in convCases {
+            let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin), bias = random(c.cout)
+            let ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: false)
+            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.out.count)
+            let layer = Conv2DLayer(geometry: geometry(c, oh: ref.oh, ow: ref.ow, cout: c.cout), input: inB.pointer, output: outB.pointer,
+                                    weights: wB.pointer, epilogue: Epilogue(bias: bB.pointer, activation: c.act))
+            layer.run(context)
+            assertClose(outB.values, ref.out, "conv \(c)")
+        }
+    }
+
+    func testConv2DResidualAndPReLUEpilogue() {
+        let c = ConvCase(h: 5, w: 6, cin: 7, cout: 10, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0)
+        let input = random(5 * 6 * 7), weights = random(10 * 7), bias = random(10), residual = random(5 * 6 * 10), alpha = random(10, 0, 0.5)
+        var ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: false).out
+        for i in 0..<ref.count { let v = ref[i] + residual[i]; ref[i] = v < 0 ? v * alpha[i % 10] : v }
+        let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), rB = Buffer(residual), aB = Buffer(alpha), outB = Buffer(zeros: ref.count)
+        let layer = Conv2DLayer(geometry: geometry(c, oh: 5, ow: 6, cout: 10), input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                                epilogue: Epilogue(bias: bB.pointer, residual: rB.pointer, activation: .none, alpha: aB.pointer))
+        layer.run(context)
+        assertClose(outB.values, ref, "conv + residual + prelu")
+    }
+
+    func testDepthwiseAgainstNaive() {
+        let cases = [
+            ConvCase(h: 1, w: 1, cin: 3, cout: 3, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            ConvCase(h: 9, w: 10, cin: 13, cout: 13, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6),
+            ConvCase(h: 11, w: 12, cin: 42, cout: 42, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
+            ConvCase(h: 12, w: 12, cin: 17, cout: 17, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1, act: .relu),
+            ConvCase(h: 10, w: 9, cin: 8, cout: 8, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1),
+            ConvCase(h: 4, w: 23, cin: 24, cout: 24, k: 3, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+            ConvCase(h: 6, w: 30, cin: 5, cout: 5, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
+        ]
+        for c in cases {
+            let input = random(c.h * c.w * c.cin), weights = random(c.k * c.k * c.cin), bias = random(c.cin)
+            let ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: true)
+            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.out.count)
+            let layer = DepthwiseConv2DLayer(geometry: geometry(c, oh: ref.oh, ow: ref.ow, cout: c.cin), multiplier: 1, input: inB.pointer,
+                                             output: outB.pointer, weights: wB.pointer, epilogue: Epilogue(bias: bB.pointer, activation: c.act))
+            layer.run(context)
+            assertClose(outB.values, ref.out, "depthwise \(c)")
+        }
+    }
+
+    func testDepthwiseWithPReLU() {
+        let c = ConvCase(h: 8, w: 13, cin: 11, cout: 11, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2)
+        let input = random(8 * 13 * 11), weights = random(25 * 11), bias = random(11), alpha = random(11, 0, 0.3)
+        var ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: true).out
+        for i in 0..<ref.count where ref[i] < 0 { ref[i] *= alpha[i % 11] }
+        let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), aB = Buffer(alpha), outB = Buffer(zeros: ref.count)
+        DepthwiseConv2DLayer(geometry: geometry(c, oh: 8, ow: 13, cout: 11), multiplier: 1, input: inB.pointer, output: outB.pointer,
+                             weights: wB.pointer, epilogue: Epilogue(bias: bB.pointer, alpha: aB.pointer)).run(context)
+        assertClose(outB.values, ref, "depthwise + prelu")
+    }
+
+    func testDepthwiseMultiplier() {
+        let c = ConvCase(h: 5, w: 4, cin: 3, cout: 6, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1)
+        let input = random(5 * 4 * 3), weights = random(9 * 6), bias = random(6)
+        var ref = [Float](repeating: 0, count: 5 * 4 * 6)
+        for oy in 0..<5 { for ox in 0..<4 { for o in 0..<6 {
+            var acc = bias[o]
+            for ky in 0..<3 { for kx in 0..<3 {
+                let iy = oy - 1 + ky, ix = ox - 1 + kx
+                if iy >= 0 && iy < 5 && ix >= 0 && ix < 4 { acc += input[(iy * 4 + ix) * 3 + o / 2] * weights[(ky * 3 + kx) * 6 + o] }
+            } }
+            ref[(oy * 4 + ox) * 6 + o] = acc
+        } } }
+        let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
+        var g = geometry(c, oh: 5, ow: 4, cout: 6); g.outC = 6
+        DepthwiseConv2DLayer(geometry: g, multiplier: 2, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                             epilogue: Epilogue(bias: bB.pointer)).run(context)
+        assertClose(outB.values, ref, "depthwise multiplier 2")
+    }
+
+    // MARK: other ops
+
+    func testMaxPool() {
+        for (h, w, c, k, s, pt, pl) in [(7, 9, 5, 2, 2, 0, 0), (6, 6, 13, 3, 2, 1, 1), (1, 1, 3, 2, 2, 0, 0)] {
+            let oh = (h + s - 1) / s, ow = (w + s - 1) / s
+            let input = random(h * w * c)
+            var ref = [Float](repeating: -.infinity, count: oh * ow * c)
+            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
+                for ky in 0..<k { for kx in 0..<k {
+                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                    if iy >= 0 && iy < h && ix >= 0 && ix < w { ref[(oy * ow + ox) * c + ch] = max(ref[(oy * ow + ox) * c + ch], input[(iy * w + ix) * c + ch]) }
+                } }
+            } } }
+            let inB = Buffer(input), outB = Buffer(zeros: ref.count)
+            MaxPool2DLayer(geometry: ConvGeometry(batch: 1, inH: h, inW: w, inC: c, outH: oh, outW: ow, outC: c, kH: k, kW: k,
+                                                  strideH: s, strideW: s, padTop: pt, padLeft: pl),
+                           input: inB.pointer, output: outB.pointer, epilogue: Epilogue()).run(context)
+            assertClose(outB.values, ref, tolerance: 0, "maxpool \(h)x\(w)x\(c)")
+        }
+    }
+
+    func testBinaryBroadcasting() {
+        let cases: [([Int], [Int])] = [([2, 3, 5], [2, 3, 5]), ([2, 3, 5], [5]), ([2, 3, 5], [1]), ([1], [4, 3]), ([2, 1, 5], [3, 1]), ([1, 21, 3], [1, 1, 3]), ([3, 1], [1, 4])]
+        for (sa, sb) in cases {
+            let out = BinaryElementwiseLayer<SubFunction>.broadcastShape(sa, sb)!
+            let a = random(sa.reduce(1, *)), b = random(sb.reduce(1, *))
+            let n = out.reduce(1, *)
+            let sA = BinaryElementwiseLayer<SubFunction>.broadcastStrides(sa, to: out), sB = BinaryElementwiseLayer<SubFunction>.broadcastStrides(sb, to: out)
+            var ref = [Float](repeating: 0, count: n)
+            for i in 0..<n {
+                var rem = i, ia = 0, ib = 0
+                for d in stride(from: out.count - 1, through: 0, by: -1) { let x = rem % out[d]; rem /= out[d]; ia += x * sA[d]; ib += x * sB[d] }
+                ref[i] = a[ia] - b[ib]
+            }
+            let aB = Buffer(a), bB = Buffer(b), oB = Buffer(zeros: n)
+            BinaryElementwiseLayer<SubFunction>(kind: "SUB", a: aB.pointer, aShape: sa, b: bB.pointer, bShape: sb, output: oB.pointer,
+                                                outShape: out, epilogue: Epilogue()).run(context)
+            assertClose(oB.values, ref, tolerance: 0, "sub \(sa) \(sb)")
+        }
+    }
+
+    func testBinaryFunctionsAndActivation() {
+        let a = random(37, -3, 3), b = random(37, 0.5, 2)
+        let aB = Buffer(a), bB = Buffer(b), oB = Buffer(zeros: 37)
+        func run<F: BinaryFunction>(_ f: F.Type, _ act: FusedActivation = .none) -> [Float] {
+            BinaryElementwiseLayer<F>(kind: "X", a: aB.pointer, aShape: [37], b: bB.pointer, bShape: [37], output: oB.pointer,
+                                      outShape: [37], epilogue: Epilogue(activation: act)).run(context)
+            return oB.values
+        }
+        assertClose(run(AddFunction.self, .relu6), zip(a, b).map { min(max($0 + $1, 0), 6) }, tolerance: 0, "add relu6")
+        assertClose(run(MulFunction.self), zip(a, b).map { $0 * $1 }, tolerance: 0, "mul")
+        assertClose(run(DivFunction.self), zip(a, b).map { $0 / $1 }, tolerance: 0, "div")
+        assertClose(run(MaximumFunction.self), zip(a, b).map { max($0, $1) }, tolerance: 0, "maximum")
+        assertClose(run(MinimumFunction.self), zip(a, b).map { min($0, $1) }, tolerance: 0, "minimum")
+        assertClose(run(PReLUFunction.self), zip(a, b).map { $0 < 0 ? $0 * $1 : $0 }, tolerance: 0, "prelu")
+    }
+
+    func testResizeBilinearHalfPixel() {
+        let (h, w, c, oh, ow) = (3, 5, 3, 7, 10)
+        let input = random(h * w * c)
+        var ref = [Float](repeating: 0, count: oh * ow * c)
+        let sy = Float(h) / Float(oh), sx = Float(w) / Float(ow)
+        for y in 0..<oh { for x in 0..<ow {
+            let fy = (Float(y) + 0.5) * sy - 0.5, fx = (Float(x) + 0.5) * sx - 0.5
+            let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)
+            let x0 = max(Int(fx.rounded(.down)), 0), x1 = min(Int(fx.rounded(.up)), w - 1)
+            let dy = fy - Float(y0), dx = fx - Float(x0)
+            for ch in 0..<c {
+                func p(_ yy: Int, _ xx: Int) -> Float { input[(yy * w + xx) * c + ch] }
+                ref[(y * ow + x) * c + ch] = p(y0, x0) * (1 - dy) * (1 - dx) + p(y1, x0) * dy * (1 - dx) + p(y0, x1) * (1 - dy) * dx + p(y1, x1) * dy * dx
+            }
+        } }
+        let inB = Buffer(input), oB = Buffer(zeros: ref.count)
+        ResizeBilinearLayer(input: inB.pointer, output: oB.pointer, batch: 1, inH: h, inW: w, channels: c, outH: oh, outW: ow,
+                            alignCorners: false, halfPixelCenters: true).run(context)
+        assertClose(oB.values, ref, tolerance: 1e-6, "resize")
+    }
+
+    func testPadConcatDepthToSpace() {
+        let input = random(2 * 3 * 5)
+        let inB = Buffer(input), oB = Buffer(zeros: 4 * 6 * 5)
+        PadLayer(input: inB.pointer, inShape: [2, 3, 5], output: oB.pointer, outShape: [4, 6, 5], before: [1, 2, 0], value: 0).run(context)
+        for y in 0..<4 { for x in 0..<6 { for c in 0..<5 {
+            let inside = y >= 1 && y < 3 && x >= 2 && x < 5
+            XCTAssertEqual(oB.values[(y * 6 + x) * 5 + c], inside ? input[((y - 1) * 3 + (x - 2)) * 5 + c] : 0)
+        } } }
+        let a = random(2 * 3), b = random(2 * 4)
+        let aB = Buffer(a), bB = Buffer(b), cB = Buffer(zeros: 14)
+        ConcatenationLayer(inputs: [(UnsafePointer(aB.pointer), 3), (UnsafePointer(bB.pointer), 4)], output: cB.pointer, outer: 2, channels: 7, epilogue: Epilogue()).run(context)
+        XCTAssertEqual(cB.values, Array(a[0..<3]) + Array(b[0..<4]) + Array(a[3..<6]) + Array(b[4..<8]))
+        let d = Array((0..<(2 * 2 * 8)).map(Float.init))
+        let dB = Buffer(d), eB = Buffer(zeros: 32)
+        DepthToSpaceLayer(input: dB.pointer, output: eB.pointer, batch: 1, inH: 2, inW: 2, inC: 8, block: 2).run(context)
+        // Output (y, x, c) reads input (y/2, x/2, ((y%2)*2 + x%2)*2 + c).
+        for y in 0..<4 { for x in 0..<4 { for c in 0..<2 {
+            XCTAssertEqual(eB.values[(y * 4 + x) * 2 + c], d[((y / 2) * 2 + x / 2) * 8 + ((y % 2) * 2 + x % 2) * 2 + c])
+        } } }
+    }
+
+    func testReduceSoftmaxGatherSliceUnpack() {
+        let x = random(2 * 3 * 4)
+        let xB = Buffer(x), oB = Buffer(zeros: 8)
+        ReduceLayer(kind: "MEAN", function: .mean, input: xB.pointer, inShape: [2, 3, 4], axes: [1], output: oB.pointer).run(context)
+        for i in 0..<2 { for k in 0..<4 {
+            XCTAssertEqual(oB.values[i * 4 + k], (0..<3).map { x[(i * 3 + $0) * 4 + k] }.reduce(0, +) / 3, accuracy: 1e-6)
+        } }
+        ReduceLayer(kind: "REDUCE_MAX", function: .max, input: xB.pointer, inShape: [2, 3, 4], axes: [0, 2], output: oB.pointer).run(context)
+        for j in 0..<3 { XCTAssertEqual(oB.values[j], (0..<2).flatMap { i in (0..<4).map { x[(i * 3 + j) * 4 + $0] } }.max()!) }
+
+        let sB = Buffer(zeros: 24)
+        SoftmaxLayer(input: xB.pointer, output: sB.pointer, rows: 6, depth: 4, beta: 1).run(context)
+        for r in 0..<6 {
+            let row = Array(x[(r * 4)..<(r * 4 + 4)]), m = row.max()!
+            let e = row.map { expf($0 - m) }, s = e.reduce(0, +)
+            for k in 0..<4 { XCTAssertEqual(sB.values[r * 4 + k], e[k] / s, accuracy: 1e-6) }
+        }
+
+        let gB = Buffer(zeros: 2 * 2 * 4)
+        GatherLayer(input: xB.pointer, output: gB.pointer, outer: 2, axisSize: 3, inner: 4, indices: [2, 0]).run(context)
+        XCTAssertEqual(gB.values, Array(x[8..<12]) + Array(x[0..<4]) + Array(x[20..<24]) + Array(x[12..<16]))
+
+        // x[:, 1:3, ::2] and shrink of axis 0 at index 1: x[1, :, 3]
+        let r = StridedSliceLayer.resolve(shape: [2, 3, 4], begin: [0, 1, 0], end: [2, 3, 4], strides: [1, 1, 2], beginMask: 0, endMask: 0, shrinkMask: 0, offset: false)!
+        XCTAssertEqual(r.outShape, [2, 2, 2])
+        let slB = Buffer(zeros: 8)
+        StridedSliceLayer(input: xB.pointer, inShape: [2, 3, 4], output: slB.pointer, starts: r.starts, stops: r.stops, strides: r.strides).run(context)
+        XCTAssertEqual(slB.values, [x[4], x[6], x[8], x[10], x[16], x[18], x[20], x[22]])
+        let r2 = StridedSliceLayer.resolve(shape: [2, 3, 4], begin: [1, 0, 3], end: [2, 3, 4], strides: [1, 1, 1], beginMask: 0, endMask: 0, shrinkMask: 5, offset: false)!
+        XCTAssertEqual(r2.outShape, [3])
+        let sl2 = Buffer(zeros: 3)
+        StridedSliceLayer(input: xB.pointer, inShape: [2, 3, 4], output: sl2.pointer, starts: r2.starts, stops: r2.stops, strides: r2.strides).run(context)
+        XCTAssertEqual(sl2.values, [x[15], x[19], x[23]])
+
+        let u0 = Buffer(zeros: 12), u1 = Buffer(zeros: 12)
+        UnpackLayer(input: xB.pointer, outputs: [u0.pointer, u1.pointer], outer: 1, inner: 12).run(context)
+        XCTAssertEqual(u0.values + u1.values, x)
+    }
+
+    func testFloat16Conversion() {
+        XCTAssertEqual(floatFromHalfBits(0x3C00), 1)
+        XCTAssertEqual(floatFromHalfBits(0xC000), -2)
+        XCTAssertEqual(floatFromHalfBits(0x7BFF), 65504)
+        XCTAssertEqual(floatFromHalfBits(0x0001), Float(bitPattern: 0x3380_0000))  // smallest subnormal, 2^-24
+        XCTAssertEqual(floatFromHalfBits(0x03FF), 1023 * Float(bitPattern: 0x3380_0000))
+        XCTAssertTrue(floatFromHalfBits(0x7C00).isInfinite)
+        XCTAssertTrue(floatFromHalfBits(0x7E00).isNaN)
+        XCTAssertEqual(floatFromHalfBits(0x8000).sign, .minus)
+    }
+
+    func testMemoryPlannerNeverOverlapsLiveBuffers() {
+        var requests: [MemoryPlanner.Request] = []
+        for i in 0..<60 { requests.append(.init(id: i, bytes: 64 * (1 + (i * 37) % 23), firstStep: i % 17, lastStep: i % 17 + (i * 7) % 9)) }
+        let plan = MemoryPlanner.plan(requests)
+        for a in requests { for b in requests where a.id < b.id && a.firstStep <= b.lastStep && b.firstStep <= a.lastStep {
+            let oa = plan.offsets[a.id]!, ob = plan.offsets[b.id]!
+            XCTAssertTrue(oa + a.bytes <= ob || ob + b.bytes <= oa, "\(a) and \(b) overlap")
+        } }
+        XCTAssertLessThan(plan.size, requests.reduce(0) { $0 + $1.bytes })
+    }
+}
