@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "TasksVisionFormat", targets: ["TasksVisionFormat"]),
         .library(name: "TasksVisionEngine", targets: ["TasksVisionEngine"]),
+        .library(name: "TasksVision", targets: ["TasksVision"]),
+        .library(name: "TasksVisionImageIO", targets: ["TasksVisionImageIO"]),
         .executable(name: "vision", targets: ["vision"]),
         .executable(name: "vision-bench", targets: ["vision-bench"]),
     ],
@@ -21,8 +23,12 @@ let package = Package(
         .target(name: "TasksVisionFormat"),
         // Layer 2: the tensor engine (graph, memory plan, kernels).
         .target(name: "TasksVisionEngine", dependencies: ["TasksVisionFormat", "COpenBLAS"]),
+        // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
+        .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat"]),
+        // Layer 3: the vision tasks.
+        .target(name: "TasksVision", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
         // Command-line tool.
-        .executableTarget(name: "vision", dependencies: ["TasksVisionFormat", "TasksVisionEngine"]),
+        .executableTarget(name: "vision", dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
@@ -32,5 +38,7 @@ let package = Package(
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
         .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat"]),
+        .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
+        .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat"]),
     ]
 )

@@ -11,6 +11,7 @@ enum CommandLineTool {
     usage: vision <command> [options]
 
     commands:
+      faces [options] PATH... | --video DIR   detect faces (BlazeFace, MediaPipe FaceDetector)
       model info MODEL                     inputs, outputs, op counts and metadata of a model
       model run MODEL --input F.npy ... --output DIR [--threads N]
                                            run one inference, write DIR/<output index>.npy
@@ -22,6 +23,7 @@ enum CommandLineTool {
         let rest = Array(args.dropFirst())
         switch command {
         case "model": try ModelCommand.run(rest)
+        case "faces": try FacesCommand.run(rest)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")
         }

@@ -1,0 +1,46 @@
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// A loaded model with what MediaPipe reads from its metadata: the input value range and associated files.
+struct ModelResources {
+    let model: TFLiteModel
+    let interpreter: Interpreter
+    let metadata: ModelMetadata?
+    let associatedFiles: [String: [UInt8]]
+    let inputWidth: Int
+    let inputHeight: Int
+
+    init(model: TFLiteModel, threads: Int) throws {
+        self.model = model
+        interpreter = try Interpreter(model: model, options: .init(threads: threads))
+        metadata = try model.metadata()
+        associatedFiles = try model.associatedFiles()
+        let shape = interpreter.inputs.first?.shape ?? []
+        if shape.count == 4 {
+            inputHeight = shape[1]; inputWidth = shape[2]
+        } else {
+            inputHeight = 0; inputWidth = 0
+        }
+    }
+
+    init(path: String, threads: Int) throws {
+        try self.init(model: try ModelAsset.loadModel(path), threads: threads)
+    }
+
+    /// MediaPipe's input range from the metadata normalization: [(0 - mean) / std, (255 - mean) / std].
+    func inputRange(default fallback: ImageToTensor.ValueRange?) throws -> ImageToTensor.ValueRange {
+        if let n = metadata?.inputNormalization, let mean = n.mean.first, let std = n.std.first, std != 0 {
+            return .init(min: (0 - mean) / std, max: (255 - mean) / std)
+        }
+        guard let fallback else {
+            throw VisionTaskError.invalidModel("\(model.name) has no input normalization in its metadata")
+        }
+        return fallback
+    }
+
+    /// Lines of an associated text file (labels.txt and the like).
+    func labels(_ name: String) -> [String]? {
+        guard let data = associatedFiles[name] else { return nil }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+}

@@ -1,0 +1,53 @@
+import Dispatch
+import Foundation
+
+/// The running-mode rules every task shares, as MediaPipe's task runner applies them:
+/// methods of another mode are refused, video and live-stream timestamps must
+/// increase strictly, and live-stream frames are processed one at a time on a
+/// private serial queue, a frame arriving while one is in flight being dropped.
+final class TaskRunner<Output>: @unchecked Sendable {
+    let mode: RunningMode
+    let queue: DispatchQueue
+    private let lock = NSLock()
+    private var lastTimestamp: Int?
+    private var inFlight = false
+    /// Called on `queue` with each live-stream result.
+    var deliver: ((Result<Output, Error>, Int) -> Void)?
+
+    init(mode: RunningMode, label: String) {
+        self.mode = mode
+        self.queue = DispatchQueue(label: "TasksVision.\(label).results")
+    }
+
+    func require(_ expected: RunningMode, method: String) throws {
+        guard mode == expected else { throw VisionTaskError.wrongRunningMode(called: method, mode: mode) }
+    }
+
+    /// Accepts a timestamp only if it is greater than the last accepted one.
+    func accept(timestamp: Int) throws {
+        lock.lock(); defer { lock.unlock() }
+        if let last = lastTimestamp, timestamp <= last {
+            throw VisionTaskError.nonMonotonicTimestamp(received: timestamp, previous: last)
+        }
+        lastTimestamp = timestamp
+    }
+
+    /// Runs `work` on the serial queue unless a frame is already in flight; returns
+    /// false when the frame was dropped.
+    @discardableResult
+    func submit(timestamp: Int, _ work: @escaping () throws -> Output) -> Bool {
+        lock.lock()
+        if inFlight { lock.unlock(); return false }
+        inFlight = true
+        lock.unlock()
+        queue.async { [self] in
+            let result = Result { try work() }
+            lock.lock(); inFlight = false; lock.unlock()
+            deliver?(result, timestamp)
+        }
+        return true
+    }
+
+    /// Waits until queued live-stream work has been delivered.
+    func drain() { queue.sync {} }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import TasksVision
+import TasksVisionImageIO
+
+/// A picture of the displayed image to draw results on, written as PNG.
+struct Overlay {
+    var width: Int, height: Int
+    var pixels: [UInt8]  // RGB
+
+    /// The image as displayed (orientation applied).
+    init(_ image: MPImage) {
+        width = image.width; height = image.height
+        pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let rgb = ImageToTensor.warp(image.withOrientation(.up), roi: RotatedRect(centerX: Float(image.pixelWidth) / 2, centerY: Float(image.pixelHeight) / 2,
+                                                                                  width: Float(image.pixelWidth), height: Float(image.pixelHeight), rotation: 0),
+                                     width: image.pixelWidth, height: image.pixelHeight, border: .replicate)
+        for y in 0..<height {
+            for x in 0..<width {
+                let s = image.orientation.storedPoint(fromDisplay: (x: (Float(x) + 0.5) / Float(width), y: (Float(y) + 0.5) / Float(height)))
+                let sx = min(image.pixelWidth - 1, max(0, Int(s.x * Float(image.pixelWidth))))
+                let sy = min(image.pixelHeight - 1, max(0, Int(s.y * Float(image.pixelHeight))))
+                for c in 0..<3 { pixels[(y * width + x) * 3 + c] = rgb[(sy * image.pixelWidth + sx) * 3 + c] }
+            }
+        }
+    }
+
+    mutating func set(_ x: Int, _ y: Int, _ color: (UInt8, UInt8, UInt8)) {
+        guard x >= 0, y >= 0, x < width, y < height else { return }
+        let o = (y * width + x) * 3
+        pixels[o] = color.0; pixels[o + 1] = color.1; pixels[o + 2] = color.2
+    }
+
+    var thickness: Int { max(1, min(width, height) / 300) }
+
+    mutating func line(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, _ color: (UInt8, UInt8, UInt8)) {
+        let steps = Int(max(abs(x1 - x0), abs(y1 - y0))) + 1
+        let t = thickness
+        for i in 0...steps {
+            let f = Float(i) / Float(steps)
+            let x = Int(x0 + (x1 - x0) * f), y = Int(y0 + (y1 - y0) * f)
+            for dy in -t / 2...t / 2 { for dx in -t / 2...t / 2 { set(x + dx, y + dy, color) } }
+        }
+    }
+
+    mutating func rect(_ r: Rect, _ color: (UInt8, UInt8, UInt8)) {
+        let x0 = r.originX, y0 = r.originY, x1 = r.originX + r.width, y1 = r.originY + r.height
+        line(x0, y0, x1, y0, color); line(x1, y0, x1, y1, color); line(x1, y1, x0, y1, color); line(x0, y1, x0, y0, color)
+    }
+
+    mutating func dot(_ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
+        let r = 2 * thickness + 1
+        for dy in -r...r { for dx in -r...r where dx * dx + dy * dy <= r * r { set(Int(x) + dx, Int(y) + dy, color) } }
+    }
+
+    /// 3x5 glyphs for digits, '.', '%' and a few letters, enough for scores and labels.
+    static let glyphs: [Character: [UInt8]] = [
+        "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [7, 1, 7, 4, 7], "3": [7, 1, 7, 1, 7], "4": [5, 5, 7, 1, 1],
+        "5": [7, 4, 7, 1, 7], "6": [7, 4, 7, 5, 7], "7": [7, 1, 1, 1, 1], "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 7],
+        ".": [0, 0, 0, 0, 2], " ": [0, 0, 0, 0, 0], "-": [0, 0, 7, 0, 0], "_": [0, 0, 0, 0, 7],
+        "A": [2, 5, 7, 5, 5], "B": [6, 5, 6, 5, 6], "C": [7, 4, 4, 4, 7], "D": [6, 5, 5, 5, 6], "E": [7, 4, 6, 4, 7],
+        "F": [7, 4, 6, 4, 4], "G": [7, 4, 5, 5, 7], "H": [5, 5, 7, 5, 5], "I": [7, 2, 2, 2, 7], "J": [1, 1, 1, 5, 7],
+        "K": [5, 5, 6, 5, 5], "L": [4, 4, 4, 4, 7], "M": [5, 7, 7, 5, 5], "N": [6, 5, 5, 5, 5], "O": [7, 5, 5, 5, 7],
+        "P": [7, 5, 7, 4, 4], "Q": [7, 5, 5, 7, 1], "R": [7, 5, 6, 5, 5], "S": [7, 4, 7, 1, 7], "T": [7, 2, 2, 2, 2],
+        "U": [5, 5, 5, 5, 7], "V": [5, 5, 5, 5, 2], "W": [5, 5, 7, 7, 5], "X": [5, 5, 2, 5, 5], "Y": [5, 5, 2, 2, 2], "Z": [7, 1, 2, 4, 7],
+    ]
+
+    mutating func text(_ s: String, _ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
+        let scale = max(2, min(width, height) / 200)
+        var cx = Int(x)
+        for ch in s.uppercased() {
+            if let g = Self.glyphs[ch] {
+                for (row, bits) in g.enumerated() {
+                    for col in 0..<3 where bits & (4 >> col) != 0 {
+                        for dy in 0..<scale { for dx in 0..<scale { set(cx + col * scale + dx, Int(y) + row * scale + dy, color) } }
+                    }
+                }
+            }
+            cx += 4 * scale
+        }
+    }
+
+    func write(_ path: String) throws {
+        try ImageFile.writePNG(DecodedImage(width: width, height: height, channels: 3, pixels: pixels), to: path)
+    }
+
+    static func path(in dir: String, for file: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir + "/" + ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
+    }
+}
