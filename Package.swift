@@ -32,7 +32,7 @@ let package = Package(
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
-            dependencies: ["TasksVisionFormat", "TasksVisionEngine"],
+            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"],
             path: "Benchmarks/vision-bench"
         ),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),

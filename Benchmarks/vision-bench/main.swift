@@ -20,6 +20,9 @@ struct Options {
     var json = false
     var profile = true
     var layers = false
+    var task: String? = nil
+    var image: String? = nil
+    var sizes: [(Int, Int)] = []
 }
 
 func fail(_ message: String) -> Never {
@@ -45,8 +48,15 @@ func parse() -> Options {
         case "--json": o.json = true
         case "--no-profile": o.profile = false
         case "--layers": o.layers = true
+        case "--task": o.task = value()
+        case "--image": o.image = value()
+        case "--size":
+            let v = value().split(separator: "x").compactMap { Int($0) }
+            guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
+            o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers]")
+            print("       vision-bench --task faces [--image PATH] [--size WxH]... [--runs N] [--json]")
             exit(0)
         default: fail("unknown argument '\(a)'")
         }
@@ -90,6 +100,10 @@ func peakResidentBytes() -> Int {
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 let options = parse()
+if let task = options.task {
+    TaskBenchmark.run(task: task, options: options)
+    exit(0)
+}
 for path in options.models {
     for threads in options.threads {
         let interpreter: Interpreter

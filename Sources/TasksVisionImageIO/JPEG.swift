@@ -263,20 +263,55 @@ public enum JPEG {
         return p
     }
 
+    /// libjpeg's "fancy" (triangle-filter) upsampling of a chroma plane by 2 in x, and by 2 in y when `vertical`.
+    static func fancyUpsample(_ c: Component, width cw: Int, height ch: Int, vertical: Bool) -> (plane: [UInt8], stride: Int) {
+        let stride = c.blocksW * 8
+        func at(_ x: Int, _ y: Int) -> Int { Int(c.plane[min(max(y, 0), ch - 1) * stride + min(max(x, 0), cw - 1)]) }
+        let ow = cw * 2, oh = vertical ? ch * 2 : ch
+        var out = [UInt8](repeating: 0, count: ow * oh)
+        for oy in 0..<oh {
+            let y = vertical ? oy / 2 : oy
+            let neighbour = vertical ? (oy % 2 == 0 ? y - 1 : y + 1) : y
+            func colsum(_ x: Int) -> Int { vertical ? at(x, y) * 3 + at(x, neighbour) : at(x, y) }
+            for x in 0..<cw {
+                let this = colsum(x), last = x > 0 ? colsum(x - 1) : this, next = x < cw - 1 ? colsum(x + 1) : this
+                let o = oy * ow + 2 * x
+                if vertical {
+                    out[o] = UInt8(clamping: x == 0 ? (this * 4 + 8) >> 4 : (this * 3 + last + 8) >> 4)
+                    out[o + 1] = UInt8(clamping: x == cw - 1 ? (this * 4 + 7) >> 4 : (this * 3 + next + 7) >> 4)
+                } else {
+                    out[o] = UInt8(clamping: x == 0 ? this : (this * 3 + last + 1) >> 2)
+                    out[o + 1] = UInt8(clamping: x == cw - 1 ? this : (this * 3 + next + 2) >> 2)
+                }
+            }
+        }
+        return (out, ow)
+    }
+
     static func assemble(_ components: [Component], width: Int, height: Int, orientation: Int?) throws -> DecodedImage {
         let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
-        func sample(_ c: Component, _ x: Int, _ y: Int) -> Int {
-            let sx = x * c.h / hmax, sy = y * c.v / vmax
-            return Int(c.plane[sy * c.blocksW * 8 + sx])
+        // Each component as a full-resolution plane (fancy upsampling for 2x1 and 2x2 chroma).
+        let planes: [(plane: [UInt8], stride: Int, fx: Int, fy: Int)] = components.map { c in
+            let fx = hmax / c.h, fy = vmax / c.v
+            let cw = (width * c.h + hmax - 1) / hmax, ch = (height * c.v + vmax - 1) / vmax
+            if fx == 2 && (fy == 1 || fy == 2) && cw > 0 && ch > 0 {
+                let up = fancyUpsample(c, width: cw, height: ch, vertical: fy == 2)
+                return (up.plane, up.stride, 1, 1)
+            }
+            return (c.plane, c.blocksW * 8, fx, fy)
+        }
+        func sample(_ i: Int, _ x: Int, _ y: Int) -> Int {
+            let p = planes[i]
+            return Int(p.plane[(y / p.fy) * p.stride + x / p.fx])
         }
         if components.count == 1 {
             var out = [UInt8](repeating: 0, count: width * height)
-            for y in 0..<height { for x in 0..<width { out[y * width + x] = UInt8(sample(components[0], x, y)) } }
+            for y in 0..<height { for x in 0..<width { out[y * width + x] = UInt8(sample(0, x, y)) } }
             return DecodedImage(width: width, height: height, channels: 1, pixels: out, exifOrientation: orientation)
         }
         var out = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height { for x in 0..<width {
-            let Y = Float(sample(components[0], x, y)), cb = Float(sample(components[1], x, y)) - 128, cr = Float(sample(components[2], x, y)) - 128
+            let Y = Float(sample(0, x, y)), cb = Float(sample(1, x, y)) - 128, cr = Float(sample(2, x, y)) - 128
             let o = (y * width + x) * 3
             out[o] = UInt8(max(0, min(255, (Y + 1.402 * cr).rounded())))
             out[o + 1] = UInt8(max(0, min(255, (Y - 0.344136 * cb - 0.714136 * cr).rounded())))

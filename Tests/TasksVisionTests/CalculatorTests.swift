@@ -161,3 +161,15 @@ final class DetectionMathTests: XCTestCase {
         XCTAssertEqual(out[0], -1); XCTAssertEqual(out[1], 1, accuracy: 1e-6); XCTAssertEqual(out[2], 51 * (2 / 255) - 1, accuracy: 1e-7)
     }
 }
+
+final class LetterboxRemovalTests: XCTestCase {
+    func testRemovesPadding() {
+        let pad = LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25)
+        XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.5, 0.25), pad), SIMD2(0.5, 0))
+        XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.2, 0.75), pad), SIMD2(0.2, 1))
+        let d = RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.25), keypoints: [SIMD2(0.1, 0.5)])
+        let r = LetterboxRemoval.detection(d, pad)
+        XCTAssertEqual(r.box, RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.5))
+        XCTAssertEqual(r.keypoints[0], SIMD2(0.1, 0.5))
+    }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Per-frame latency of the vision tasks, ours (vision-bench --task) against the official
+MediaPipe Tasks API on the same frames, same machine, same run; prints our median over theirs.
+
+    swift build -c release && python3 tools/bench_tasks.py [--runs 100]
+
+Frames are a test photo resized (bilinear) to 640x480 and 1280x720. Needs mediapipe==1.2.3.
+"""
+import argparse, json, os, subprocess, time
+import numpy as np
+from PIL import Image
+import mediapipe as mp
+from mediapipe.tasks.python import vision, BaseOptions
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
+SIZES = [(640, 480), (1280, 720)]
+
+
+def frames(photo):
+    img = Image.open(os.path.join(SHARED, "testdata", "images", photo)).convert("RGB")
+    return {s: mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(np.asarray(img.resize(s, Image.BILINEAR)))) for s in SIZES}
+
+
+def median_ms(fn, runs, warmup=10):
+    for _ in range(warmup):
+        fn()
+    t = []
+    for _ in range(runs):
+        s = time.perf_counter()
+        fn()
+        t.append((time.perf_counter() - s) * 1e3)
+    return float(np.median(t))
+
+
+def ours(task, photo, runs):
+    bench = os.path.join(ROOT, ".build", "release", "vision-bench")
+    args = [bench, "--task", task, "--runs", str(runs), "--json", "--image", os.path.join(SHARED, "testdata", "images", photo)]
+    for w, h in SIZES:
+        args += ["--size", f"{w}x{h}"]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return {(o["width"], o["height"]): o["medianMs"] for o in map(json.loads, out.strip().splitlines())}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    print(f"{'task':24} {'frame':>10} {'ours ms':>8} {'mediapipe ms':>12} {'ratio':>6}")
+    tasks = [("faces", "faces_two_1.png",
+              lambda: vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(
+                  base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "blaze_face_short_range.tflite")))),
+              lambda t, im: t.detect(im))]
+    for name, photo, make, call in tasks:
+        task = make()
+        fr = frames(photo)
+        best_ours, best_theirs = {}, {}
+        for _ in range(args.rounds):
+            for k, v in ours(name, photo, args.runs).items():
+                best_ours[k] = min(best_ours.get(k, 1e9), v)
+            for s in SIZES:
+                best_theirs[s] = min(best_theirs.get(s, 1e9), median_ms(lambda: call(task, fr[s]), args.runs))
+        for s in SIZES:
+            o, t = best_ours[s], best_theirs[s]
+            print(f"{name:24} {s[0]:4d}x{s[1]:<5d} {o:8.3f} {t:12.3f} {o / t:6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
