@@ -40,6 +40,9 @@ BUNDLES = [
                                       ("canned_gesture_classifier.tflite", "canned_gesture_classifier.tflite")]),
     ("gesture_recognizer.task", [("hand_landmarker.task", "hand_landmarker.task"),
                                  ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")]),
+    # The official test bundle holds embedder, canned and custom (Rock/Paper/Scissors) classifiers.
+    ("gesture_recognizer_with_custom_classifier.task", [("hand_landmarker.task", "hand_landmarker.task"),
+                                                        ("hand_gesture_recognizer.task", "hand_gesture_recognizer_with_custom_classifier.task")]),
     ("pose_landmarker_lite.task", [("pose_detector.tflite", "pose_detector.tflite"),
                                    ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite")]),
     ("pose_landmarker_full.task", [("pose_detector.tflite", "pose_detector.tflite"),

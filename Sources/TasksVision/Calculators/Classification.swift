@@ -1,0 +1,72 @@
+/// Options of a classifier head (MediaPipe's `ClassifierOptions`).
+public struct ClassifierOptions: Sendable, Equatable {
+    /// Locale of display names, when the model has localized ones.
+    public var displayNamesLocale: String = "en"
+    /// Keep at most this many categories (-1: all).
+    public var maxResults: Int = -1
+    /// Drop categories scoring below this.
+    public var scoreThreshold: Float = 0
+    /// Keep only these category names (exclusive with the denylist).
+    public var categoryAllowlist: [String] = []
+    /// Drop these category names (exclusive with the allowlist).
+    public var categoryDenylist: [String] = []
+
+    public init(displayNamesLocale: String = "en", maxResults: Int = -1, scoreThreshold: Float = 0,
+                categoryAllowlist: [String] = [], categoryDenylist: [String] = []) {
+        self.displayNamesLocale = displayNamesLocale; self.maxResults = maxResults; self.scoreThreshold = scoreThreshold
+        self.categoryAllowlist = categoryAllowlist; self.categoryDenylist = categoryDenylist
+    }
+
+    func validate(_ what: String) throws {
+        if !categoryAllowlist.isEmpty && !categoryDenylist.isEmpty {
+            throw VisionTaskError.invalidOption("\(what): categoryAllowlist and categoryDenylist are mutually exclusive")
+        }
+        if maxResults == 0 || maxResults < -1 { throw VisionTaskError.invalidOption("\(what): maxResults must be -1 or positive, got \(maxResults)") }
+        if !scoreThreshold.isFinite { throw VisionTaskError.invalidOption("\(what): scoreThreshold must be finite") }
+    }
+}
+
+/// MediaPipe's `TensorsToClassificationCalculator` with classifier options: categories with
+/// labels, filtered by allow/deny list and score threshold, best first, cut to maxResults.
+public enum ClassificationPostprocessing {
+    public static func categories(_ scores: [Float], labels: [String], options: ClassifierOptions) -> [ResultCategory] {
+        var out: [ResultCategory] = []
+        for (i, s) in scores.enumerated() {
+            let label = i < labels.count ? labels[i] : nil
+            if !options.categoryAllowlist.isEmpty && !options.categoryAllowlist.contains(label ?? "") { continue }
+            if options.categoryDenylist.contains(label ?? "\u{0}") { continue }
+            if s < options.scoreThreshold { continue }
+            out.append(ResultCategory(index: i, score: s, categoryName: label))
+        }
+        out.sort { $0.score > $1.score }
+        if options.maxResults > 0 && out.count > options.maxResults { out = Array(out.prefix(options.maxResults)) }
+        return out
+    }
+}
+
+/// MediaPipe's `CombinedPredictionCalculator`: per classifier, the best category wins if it
+/// clears its threshold, else the background ("None") entry; the first classifier with a
+/// non-background winner decides, otherwise the first background winner.
+public enum CombinedPrediction {
+    public static let backgroundLabel = "None"
+
+    public static func combine(_ lists: [[ResultCategory]], defaultThreshold: Float = 0) -> ResultCategory? {
+        var firstBackground: ResultCategory? = nil
+        for list in lists where !list.isEmpty {
+            var best = ResultCategory(index: -1, score: 0)
+            for c in list where best.score < c.score { best = c }
+            var winner: ResultCategory? = nil
+            let threshold = best.categoryName == backgroundLabel ? 0 : defaultThreshold
+            if best.score >= threshold {
+                winner = best
+            } else if let bg = list.first(where: { $0.categoryName == backgroundLabel }) {
+                winner = bg
+            }
+            guard let w = winner else { continue }
+            let prediction = ResultCategory(index: -1, score: w.score, categoryName: w.categoryName, displayName: nil)
+            if w.categoryName != backgroundLabel { return prediction }
+            if firstBackground == nil { firstBackground = prediction }
+        }
+        return firstBackground
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// Options of a `GestureRecognizer` (MediaPipe Tasks' `GestureRecognizerOptions`).
+public struct GestureRecognizerOptions {
+    public var baseOptions = BaseOptions()
+    public var runningMode: RunningMode = .image
+    public var numHands = 1
+    public var minHandDetectionConfidence: Float = 0.5
+    public var minHandPresenceConfidence: Float = 0.5
+    public var minTrackingConfidence: Float = 0.5
+    /// Options of the canned classifier (None, Closed_Fist, Open_Palm, Pointing_Up, Thumb_Down, Thumb_Up, Victory, ILoveYou).
+    public var cannedGesturesClassifierOptions = ClassifierOptions()
+    /// Options of the custom classifier, when the bundle has one.
+    public var customGesturesClassifierOptions = ClassifierOptions()
+    public weak var gestureRecognizerLiveStreamDelegate: GestureRecognizerLiveStreamDelegate?
+    public var resultCallback: ((Result<GestureRecognizerResult, Error>, Int) -> Void)?
+    public init() {}
+}
+
+public protocol GestureRecognizerLiveStreamDelegate: AnyObject {
+    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishGestureRecognition result: GestureRecognizerResult?,
+                           timestampInMilliseconds: Int, error: Error?)
+}
+
+/// Hands and their gestures in one image. Gesture categories have index -1, as in MediaPipe.
+public struct GestureRecognizerResult: Sendable, Equatable, Codable {
+    public var landmarks: [[NormalizedLandmark]]
+    public var worldLandmarks: [[Landmark]]
+    public var handedness: [[ResultCategory]]
+    public var gestures: [[ResultCategory]]
+    public var timestampInMilliseconds: Int
+
+    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]], gestures: [[ResultCategory]],
+                timestampInMilliseconds: Int = 0) {
+        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.handedness = handedness; self.gestures = gestures
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+
+    enum CodingKeys: String, CodingKey { case gestures, handedness, landmarks, worldLandmarks }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
+        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
+        handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
+        gestures = try c.decode([[ResultCategory]].self, forKey: .gestures)
+        timestampInMilliseconds = 0
+    }
+}
+
+/// Recognizes hand gestures, as MediaPipe Tasks' `GestureRecognizer`: the hand landmarker,
+/// then the gesture embedder and the canned (and optional custom) classifiers.
+public final class GestureRecognizer: @unchecked Sendable {
+    public let options: GestureRecognizerOptions
+    let pipeline: HandPipeline
+    let embedder: Interpreter
+    let canned: (interpreter: Interpreter, labels: [String])
+    let custom: (interpreter: Interpreter, labels: [String])?
+    let runner: TaskRunner<GestureRecognizerResult>
+    private let lock = NSLock()
+
+    public convenience init(modelPath: String) throws {
+        var o = GestureRecognizerOptions()
+        o.baseOptions.modelAssetPath = modelPath
+        try self.init(options: o)
+    }
+
+    public init(options: GestureRecognizerOptions) throws {
+        try HandPipeline.validate(numHands: options.numHands, [("minHandDetectionConfidence", options.minHandDetectionConfidence),
+                                                               ("minHandPresenceConfidence", options.minHandPresenceConfidence),
+                                                               ("minTrackingConfidence", options.minTrackingConfidence)])
+        try options.cannedGesturesClassifierOptions.validate("cannedGesturesClassifierOptions")
+        try options.customGesturesClassifierOptions.validate("customGesturesClassifierOptions")
+        let hasReceiver = options.gestureRecognizerLiveStreamDelegate != nil || options.resultCallback != nil
+        try TaskRunnerChecks.receivers(mode: options.runningMode, hasReceiver: hasReceiver, delegate: "gestureRecognizerLiveStreamDelegate")
+        guard !options.baseOptions.modelAssetPath.isEmpty else { throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is empty") }
+        self.options = options
+        let source = try ModelSource(path: options.baseOptions.modelAssetPath)
+        pipeline = try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
+                                    threads: options.baseOptions.threads, numHands: options.numHands,
+                                    minHandDetectionConfidence: options.minHandDetectionConfidence,
+                                    minHandPresenceConfidence: options.minHandPresenceConfidence,
+                                    minTrackingConfidence: options.minTrackingConfidence)
+        let gestures = source.contains("hand_gesture_recognizer.task") ? try source.nested("hand_gesture_recognizer.task") : source
+        for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
+            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name)")
+        }
+        embedder = try Interpreter(model: try gestures.model("gesture_embedder.tflite"), options: .init(threads: 1))
+        guard embedder.inputs.map(\.elementCount) == [63, 1, 63] else {
+            throw VisionTaskError.invalidModel("gesture_embedder.tflite takes inputs \(embedder.inputs.map(\.shape)), expected [1,21,3], [1,1], [1,21,3]")
+        }
+        let embeddingSize = embedder.outputs.first?.elementCount
+        func classifier(_ name: String) throws -> (Interpreter, [String]) {
+            let model = try gestures.model(name)
+            let interpreter = try Interpreter(model: model, options: .init(threads: 1))
+            guard interpreter.inputs.first?.elementCount == embeddingSize else {
+                throw VisionTaskError.invalidModel("\(name) input \(interpreter.inputs.first?.shape ?? []) does not take the embedding")
+            }
+            let files = try model.associatedFiles()
+            let labelFile = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil } ?? files.keys.sorted().first
+            let labels = labelFile.flatMap { files[$0] }.map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init) } ?? []
+            return (interpreter, labels)
+        }
+        let cannedClassifier = try classifier("canned_gesture_classifier.tflite")
+        let customClassifier = gestures.contains("custom_gesture_classifier.tflite") ? try classifier("custom_gesture_classifier.tflite") : nil
+        canned = cannedClassifier
+        custom = customClassifier
+        runner = TaskRunner(mode: options.runningMode, label: "GestureRecognizer")
+        runner.deliver = { [weak self] result, timestamp in
+            guard let self else { return }
+            self.options.resultCallback?(result, timestamp)
+            self.options.gestureRecognizerLiveStreamDelegate?.gestureRecognizer(self, didFinishGestureRecognition: try? result.get(),
+                                                                                timestampInMilliseconds: timestamp, error: result.error)
+        }
+    }
+
+    public func recognize(image: MPImage) throws -> GestureRecognizerResult {
+        try runner.require(.image, method: "recognize(image:)")
+        return process(image, timestamp: 0)
+    }
+
+    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
+        try runner.require(.video, method: "recognize(videoFrame:timestampInMilliseconds:)")
+        try runner.accept(timestamp: timestampInMilliseconds)
+        return process(image, timestamp: timestampInMilliseconds)
+    }
+
+    @discardableResult
+    public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+        try runner.require(.liveStream, method: "recognizeAsync(image:timestampInMilliseconds:)")
+        try runner.accept(timestamp: timestampInMilliseconds)
+        let owned = image.owned()
+        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in self.process(owned, timestamp: timestampInMilliseconds) }
+    }
+
+    public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
+        try runner.require(.image, method: "recognize(image:)")
+        let owned = image.owned()
+        return await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: self.process(owned, timestamp: 0)) } }
+    }
+
+    public func waitForPendingResults() { runner.drain() }
+
+    public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
+
+    /// Hands (stored-pixel coordinates) with their gestures.
+    func handsAndGestures(_ image: MPImage) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
+        lock.lock(); defer { lock.unlock() }
+        let hands = pipeline.process(image, stream: options.runningMode != .image)
+        return hands.map { ($0, gestures(for: $0, image: image)) }
+    }
+
+    /// The embedder and classifiers for one hand (hand_gesture_recognizer_graph.cc).
+    func gestures(for hand: HandPipeline.Hand, image: MPImage) -> [ResultCategory] {
+        let o = image.orientation
+        let landmarkPoints: [SIMD3<Float>]
+        let worldPoints: [SIMD3<Float>]
+        var size: (Int, Int) = (image.pixelWidth, image.pixelHeight)
+        var rotation = ImageToTensor.fullImageRoi(image).rotation
+        if o.isMirrored {
+            // MediaPipe has no mirrored input: classify the displayed (unmirrored) hand.
+            let d = HandPipeline.display(hand, orientation: o)
+            landmarkPoints = d.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
+            worldPoints = d.world.map { SIMD3($0.x, $0.y, $0.z) }
+            size = (image.width, image.height)
+            rotation = 0
+        } else {
+            landmarkPoints = hand.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
+            worldPoints = hand.worldLandmarks.map { SIMD3($0.x, $0.y, $0.z) }
+        }
+        let features = LandmarksToMatrix.features(landmarkPoints, imageWidth: size.0, imageHeight: size.1, rotation: rotation)
+        let world = LandmarksToMatrix.features(worldPoints, imageWidth: nil, imageHeight: nil, rotation: rotation)
+        // HandednessToMatrix: the probability of "Right".
+        let h = hand.handedness
+        let right = h.categoryName == "Right" ? h.score : 1 - h.score
+        try? embedder.setInput(0, features)
+        try? embedder.setInput(1, [right])
+        try? embedder.setInput(2, world)
+        embedder.invoke()
+        var lists: [[ResultCategory]] = []
+        embedder.withOutput(0) { embedding in
+            let e = Array(embedding)
+            if let custom {
+                try? custom.interpreter.setInput(0, e)
+                custom.interpreter.invoke()
+                let scores = (try? custom.interpreter.output(0)) ?? []
+                lists.append(ClassificationPostprocessing.categories(scores, labels: custom.labels, options: options.customGesturesClassifierOptions))
+            }
+            try? canned.interpreter.setInput(0, e)
+            canned.interpreter.invoke()
+            let scores = (try? canned.interpreter.output(0)) ?? []
+            lists.append(ClassificationPostprocessing.categories(scores, labels: canned.labels, options: options.cannedGesturesClassifierOptions))
+        }
+        return CombinedPrediction.combine(lists).map { [$0] } ?? []
+    }
+
+    func process(_ image: MPImage, timestamp: Int) -> GestureRecognizerResult {
+        var r = GestureRecognizerResult(landmarks: [], worldLandmarks: [], handedness: [], gestures: [], timestampInMilliseconds: timestamp)
+        for (hand, gestures) in handsAndGestures(image) {
+            let d = HandPipeline.display(hand, orientation: image.orientation)
+            r.landmarks.append(d.landmarks)
+            r.worldLandmarks.append(d.world)
+            r.handedness.append([hand.handedness])
+            r.gestures.append(gestures)
+        }
+        return r
+    }
+}

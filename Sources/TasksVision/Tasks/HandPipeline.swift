@@ -1,0 +1,162 @@
+import Foundation
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// The hand landmarker graph shared by `HandLandmarker` and `GestureRecognizer`: palm
+/// detection, palm-to-hand rects, the landmark model on rotated crops, tracking from
+/// the previous frame's landmarks in stream modes, and deduplication.
+final class HandPipeline {
+    /// The palm rect's target rotation, in radians. MediaPipe Tasks calls
+    /// `set_rotation_vector_target_angle(90)` on a field that is in radians
+    /// (hand_detector_graph.cc), so the palm-to-hand rect is turned by 90 rad
+    /// (= 2.035 rad mod 2pi), not pi/2 as in the legacy graphs. The reference outputs
+    /// of the official Tasks API agree with 90 (HandLandmarkerParityTests checks both).
+    static let palmRotationTargetAngle: Float = 90
+
+    struct Hand {
+        /// In normalized coordinates of the stored pixels.
+        var landmarks: [NormalizedLandmark]
+        var worldLandmarks: [Landmark]
+        var handedness: ResultCategory
+        var presence: Float
+        var nextFrameRect: NormalizedRect
+    }
+
+    let palm: ModelResources
+    let landmarkModel: ModelResources
+    let anchors: [Anchor]
+    let palmRange: ImageToTensor.ValueRange
+    let landmarkRange: ImageToTensor.ValueRange
+    let numHands: Int
+    let minHandDetectionConfidence: Float
+    let minHandPresenceConfidence: Float
+    let minTrackingConfidence: Float
+    var palmTargetAngle = HandPipeline.palmRotationTargetAngle
+
+    /// Hand rects carried to the next frame (stream modes).
+    var trackedRects: [NormalizedRect] = []
+    /// How many times palm detection ran (for tests and benchmarks).
+    private(set) var palmDetectionRuns = 0
+
+    init(source: ModelSource, threads: Int, numHands: Int, minHandDetectionConfidence: Float,
+         minHandPresenceConfidence: Float, minTrackingConfidence: Float) throws {
+        for name in ["hand_detector.tflite", "hand_landmarks_detector.tflite"] where !source.contains(name) {
+            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a hand landmarker bundle holds hand_detector.tflite and hand_landmarks_detector.tflite)")
+        }
+        palm = try ModelResources(model: try source.model("hand_detector.tflite"), threads: threads)
+        landmarkModel = try ModelResources(model: try source.model("hand_landmarks_detector.tflite"), threads: threads)
+        guard palm.inputWidth == 192, palm.inputHeight == 192, palm.interpreter.outputs.count == 2,
+              palm.interpreter.outputs[0].elementCount == 2016 * 18 else {
+            throw VisionTaskError.invalidModel("\(palm.model.name) is not a 192x192 palm detector with 2016 boxes")
+        }
+        guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
+              landmarkModel.interpreter.outputs[3].elementCount == 63 else {
+            throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
+        }
+        anchors = SsdAnchors.generate(.palm)
+        palmRange = try palm.inputRange(default: .init(min: 0, max: 1))
+        landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
+        self.numHands = numHands
+        self.minHandDetectionConfidence = minHandDetectionConfidence
+        self.minHandPresenceConfidence = minHandPresenceConfidence
+        self.minTrackingConfidence = minTrackingConfidence
+    }
+
+    static func validate(numHands: Int, _ confidences: [(String, Float)]) throws {
+        guard numHands >= 1 else { throw VisionTaskError.invalidOption("numHands must be at least 1, got \(numHands)") }
+        for (name, v) in confidences where !(0...1).contains(v) {
+            throw VisionTaskError.invalidOption("\(name) must be in [0, 1], got \(v)")
+        }
+    }
+
+    /// Palm detection: hand rects (normalized, stored pixels), at most `numHands`.
+    func detectHandRects(_ image: MPImage) -> [NormalizedRect] {
+        palmDetectionRuns += 1
+        var roi = ImageToTensor.fullImageRoi(image)
+        _ = ImageToTensor.padRoi(&roi, tensorWidth: 192, tensorHeight: 192)
+        let flip = image.orientation.isMirrored
+        let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: 192, height: 192, border: .zero)
+        let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, flipHorizontally: flip)
+        let interpreter = palm.interpreter
+        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: palmRange, into: $0) }
+        interpreter.invoke()
+        let decoded = interpreter.withOutput(0) { boxes in
+            interpreter.withOutput(1) { scores in
+                TensorsToDetections.decode(boxes: boxes, scores: scores, anchors: anchors, options: .palm(minScore: minHandDetectionConfidence))
+            }
+        }
+        let palms = WeightedNonMaxSuppression.suppress(decoded, threshold: 0.3).map { DetectionProjection.project($0, matrix: matrix) }
+        let rects = palms.map { d -> NormalizedRect in
+            let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, startKeypoint: 0, endKeypoint: 2,
+                                           targetAngle: palmTargetAngle)
+            return RectTransformation.palmToHand.apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        }
+        return Array(rects.prefix(numHands))
+    }
+
+    /// The landmark model on one hand rect; nil when the hand is not present.
+    func landmarks(_ image: MPImage, rect: NormalizedRect) -> Hand? {
+        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
+        guard rect.width > 0 || rect.height > 0 else { return nil }  // MediaPipe skips zero rects
+        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W, height: rect.height * H, rotation: rect.rotation)
+        let size = (landmarkModel.inputWidth, landmarkModel.inputHeight)
+        let pixels = ImageToTensor.warp(image, roi: roi, width: size.0, height: size.1, border: .replicate)
+        let interpreter = landmarkModel.interpreter
+        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
+        interpreter.invoke()
+        let presence = interpreter.withOutput(1) { $0[0] }
+        guard presence > minHandPresenceConfidence else { return nil }
+        let raw = interpreter.withOutput(2) { $0[0] }
+        let handedness = raw > 0.5 ? ResultCategory(index: 0, score: raw, categoryName: "Right", displayName: "Right")
+            : ResultCategory(index: 1, score: Float(1.0 - Double(raw)), categoryName: "Left", displayName: "Left")
+        let local = interpreter.withOutput(0) { TensorsToLandmarks.normalized($0, count: 21, dimensions: 3, inputWidth: size.0, inputHeight: size.1, normalizeZ: 0.4) }
+        let world = interpreter.withOutput(3) { TensorsToLandmarks.world($0, count: 21) }
+        let projected = LandmarkProjection.project(local, rect: rect)
+        let next = RectTransformation.handNextFrame.apply(HandLandmarksToRect.rect(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),
+                                                          imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        return Hand(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect), handedness: handedness,
+                    presence: presence, nextFrameRect: next)
+    }
+
+    /// One frame. In stream mode, tracked hands are followed and palm detection runs only
+    /// while fewer than `numHands` hands are tracked.
+    func process(_ image: MPImage, stream: Bool) -> [Hand] {
+        var rects: [NormalizedRect]
+        if stream {
+            let tracked = trackedRects
+            rects = tracked.count >= numHands ? tracked
+                : HandAssociation.associate(tracked: tracked, detected: detectHandRects(image), minSimilarity: minTrackingConfidence)
+        } else {
+            rects = detectHandRects(image)
+        }
+        rects = Array(rects.prefix(numHands))
+        let found = rects.compactMap { landmarks(image, rect: $0) }
+        let kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth, imageHeight: image.pixelHeight).map { found[$0] }
+        if stream { trackedRects = kept.map(\.nextFrameRect) }
+        return kept
+    }
+
+    /// Converts a hand from stored-pixel coordinates to the displayed image.
+    static func display(_ hand: Hand, orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
+        if o == .up { return (hand.landmarks, hand.worldLandmarks) }
+        let landmarks = hand.landmarks.map { lm -> NormalizedLandmark in
+            var out = lm
+            let p = o.displayPoint(fromStored: (x: lm.x, y: lm.y))
+            out.x = p.x; out.y = p.y
+            return out
+        }
+        // World coordinates turn with the image about their origin (and mirror in x).
+        let world = hand.worldLandmarks.map { lm -> Landmark in
+            var out = lm
+            switch o.rotationDegrees {
+            case 90: (out.x, out.y) = (-lm.y, lm.x)
+            case 180: (out.x, out.y) = (-lm.x, -lm.y)
+            case 270: (out.x, out.y) = (lm.y, -lm.x)
+            default: break
+            }
+            if o.isMirrored { out.x = -out.x }
+            return out
+        }
+        return (landmarks, world)
+    }
+}
