@@ -52,6 +52,23 @@ def main():
               lambda: vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(
                   base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "blaze_face_short_range.tflite")))),
               lambda t, im: t.detect(im))]
+    def hand_task(kind, mode):
+        base = BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "hand_landmarker.task" if kind == "hands" else "gesture_recognizer.task"))
+        if kind == "hands":
+            return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(base_options=base, num_hands=2, running_mode=mode))
+        return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(base_options=base, num_hands=2, running_mode=mode))
+    clock = {"t": 0}
+    def video_call(method):
+        def call(t, im):
+            clock["t"] += 33
+            return getattr(t, method)(im, clock["t"])
+        return call
+    tasks += [
+        ("hands", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
+        ("hands-video", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.VIDEO), video_call("detect_for_video")),
+        ("gestures", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.IMAGE), lambda t, im: t.recognize(im)),
+        ("gestures-video", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.VIDEO), video_call("recognize_for_video")),
+    ]
     for name, photo, make, call in tasks:
         task = make()
         fr = frames(photo)

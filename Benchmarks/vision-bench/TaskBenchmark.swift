@@ -57,8 +57,35 @@ enum TaskBenchmark {
                     let image = try frame(photo, width: size.0, height: size.1)
                     report("faces", size, try time(runs: options.runs, warmup: options.warmup) { _ = try detector.detect(image: image) }, json: options.json, threads: threads)
                 }
+            case "hands", "hands-video", "gestures", "gestures-video":
+                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/hands_two_1.png")
+                let video = task.hasSuffix("-video")
+                let gestures = task.hasPrefix("gestures")
+                for size in sizes {
+                    let image = try frame(photo, width: size.0, height: size.1)
+                    var t = 0
+                    let body: () throws -> Void
+                    if gestures {
+                        var o = GestureRecognizerOptions()
+                        o.baseOptions.modelAssetPath = repositoryRoot + "/Models/gesture_recognizer.task"
+                        o.baseOptions.threads = threads
+                        o.numHands = 2
+                        o.runningMode = video ? .video : .image
+                        let r = try GestureRecognizer(options: o)
+                        body = { t += 33; _ = try video ? r.recognize(videoFrame: image, timestampInMilliseconds: t) : r.recognize(image: image) }
+                    } else {
+                        var o = HandLandmarkerOptions()
+                        o.baseOptions.modelAssetPath = repositoryRoot + "/Models/hand_landmarker.task"
+                        o.baseOptions.threads = threads
+                        o.numHands = 2
+                        o.runningMode = video ? .video : .image
+                        let r = try HandLandmarker(options: o)
+                        body = { t += 33; _ = try video ? r.detect(videoFrame: image, timestampInMilliseconds: t) : r.detect(image: image) }
+                    }
+                    report(task, size, try time(runs: options.runs, warmup: options.warmup, body), json: options.json, threads: threads)
+                }
             default:
-                fail("unknown task '\(task)' (faces)")
+                fail("unknown task '\(task)' (faces, hands, hands-video, gestures, gestures-video)")
             }
         } catch {
             fail("\(error)")

@@ -12,6 +12,8 @@ enum CommandLineTool {
 
     commands:
       faces [options] PATH... | --video DIR   detect faces (BlazeFace, MediaPipe FaceDetector)
+      hands [options] PATH... | --video DIR   hand landmarks and handedness (MediaPipe HandLandmarker)
+      gestures [options] PATH... | --video DIR   hand gestures (MediaPipe GestureRecognizer)
       model info MODEL                     inputs, outputs, op counts and metadata of a model
       model run MODEL --input F.npy ... --output DIR [--threads N]
                                            run one inference, write DIR/<output index>.npy
@@ -24,6 +26,8 @@ enum CommandLineTool {
         switch command {
         case "model": try ModelCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
+        case "hands": try HandsCommand.run(rest, gestures: false)
+        case "gestures": try HandsCommand.run(rest, gestures: true)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")
         }

@@ -197,3 +197,34 @@ final class GestureRecognizerParityTests: XCTestCase {
         }
     }
 }
+
+final class HandTrackingTests: XCTestCase {
+    /// With one hand in view and numHands 1, palm detection runs only until the hand is
+    /// tracked; the tracked results still match MediaPipe's video mode.
+    func testPalmDetectionIsSkippedWhileTracking() throws {
+        let fx = try HandLandmarkerParityTests.fixture("video1_hands_hand_asl_1.json")
+        var o = HandLandmarkerOptions()
+        o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
+        o.runningMode = .video
+        let landmarker = try HandLandmarker(options: o)
+        var stats = HandLandmarkerParityTests.Stats()
+        var skipped = 0
+        for e in fx.results {
+            let image = try TestImages.load(Paths.sequences + "/hand_asl_1/" + e.file)
+            let before = landmarker.palmDetectionCount
+            let hands = landmarker.hands(image)
+            if landmarker.palmDetectionCount == before { skipped += 1 }
+            HandLandmarkerParityTests.compare(hands, gestures: nil, e, stats: &stats, "numHands 1 \(e.file)")
+        }
+        print("HandLandmarker video, numHands 1: \(stats); palm detection ran on \(landmarker.palmDetectionCount) of \(fx.results.count) frames")
+        XCTAssertEqual(landmarker.palmDetectionCount, 1, "the hand is tracked from the first frame on")
+        XCTAssertEqual(skipped, fx.results.count - 1)
+    }
+
+    func testImageModeDetectsEveryTime() throws {
+        let landmarker = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task"))
+        let image = try TestImages.load(Paths.images + "/hand_open_palm_1.png")
+        for _ in 0..<3 { XCTAssertEqual(try landmarker.detect(image: image).landmarks.count, 1) }
+        XCTAssertEqual(landmarker.palmDetectionCount, 3)
+    }
+}

@@ -152,3 +152,61 @@ final class RunningModeTests: XCTestCase {
         XCTAssertEqual(mirrored.detections[0].keypoints?[0].x ?? 0, 1 - (up.detections[0].keypoints?[1].x ?? 0), accuracy: 0.02)
     }
 }
+
+final class HandRunningModeTests: XCTestCase {
+    func testHandTasksFollowTheRunningModeRules() throws {
+        let image = try TestImages.load(Paths.images + "/hands_two_1.png")
+        var o = HandLandmarkerOptions()
+        o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
+        o.runningMode = .video
+        let video = try HandLandmarker(options: o)
+        XCTAssertThrowsError(try video.detect(image: image))
+        _ = try video.detect(videoFrame: image, timestampInMilliseconds: 10)
+        XCTAssertThrowsError(try video.detect(videoFrame: image, timestampInMilliseconds: 10)) { e in
+            XCTAssertEqual(e as? VisionTaskError, .nonMonotonicTimestamp(received: 10, previous: 10))
+        }
+        o.numHands = -1
+        XCTAssertThrowsError(try HandLandmarker(options: o)) { e in XCTAssertTrue("\(e)".contains("numHands"), "\(e)") }
+
+        var g = GestureRecognizerOptions()
+        g.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
+        g.numHands = 2
+        g.runningMode = .liveStream
+        let lock = NSLock()
+        var got: [(Int, Int)] = []
+        g.resultCallback = { r, t in lock.lock(); got.append((t, (try? r.get())?.gestures.count ?? -1)); lock.unlock() }
+        let live = try GestureRecognizer(options: g)
+        XCTAssertThrowsError(try live.recognize(image: image)) { e in XCTAssertTrue("\(e)".contains("liveStream"), "\(e)") }
+        var accepted = 0
+        for t in 0..<5 where try live.recognizeAsync(image: image, timestampInMilliseconds: t) { accepted += 1 }
+        live.waitForPendingResults()
+        lock.lock(); defer { lock.unlock() }
+        XCTAssertEqual(got.count, accepted)
+        XCTAssertEqual(got.map(\.0), got.map(\.0).sorted())
+        XCTAssertTrue(got.allSatisfy { $0.1 == 2 })
+    }
+
+    func testSeparateModelFilesInAFolder() throws {
+        // The bundle's members as plain files in a folder load the same as the bundle.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hands-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: try Paths.model("hand_detector.tflite"), toPath: dir + "/hand_detector.tflite")
+        try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_full.tflite"), toPath: dir + "/hand_landmarks_detector.tflite")
+        let image = try TestImages.load(Paths.images + "/hand_open_palm_1.png")
+        let a = try HandLandmarker(modelPath: dir).detect(image: image)
+        let b = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task")).detect(image: image)
+        XCTAssertEqual(a, b)
+    }
+
+    func testOrientationGivesDisplayedCoordinates() throws {
+        let landmarker = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task"))
+        let up = try landmarker.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png"))
+        let right = try landmarker.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png", orientation: .right))
+        XCTAssertEqual(up.landmarks.count, 1); XCTAssertEqual(right.landmarks.count, 1)
+        // The wrist of the turned image is where the orientation maps the upright wrist.
+        let w = up.landmarks[0][0], wr = right.landmarks[0][0]
+        let mapped = ImageOrientation.right.displayPoint(fromStored: (x: w.x, y: w.y))
+        XCTAssertEqual(wr.x, mapped.x, accuracy: 0.03)
+        XCTAssertEqual(wr.y, mapped.y, accuracy: 0.03)
+    }
+}
