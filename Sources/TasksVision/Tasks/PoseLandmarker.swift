@@ -1,0 +1,113 @@
+import Foundation
+
+/// Options of a `PoseLandmarker` (MediaPipe Tasks' `PoseLandmarkerOptions`).
+public struct PoseLandmarkerOptions {
+    public var baseOptions = BaseOptions()
+    public var runningMode: RunningMode = .image
+    public var numPoses = 1
+    public var minPoseDetectionConfidence: Float = 0.5
+    public var minPosePresenceConfidence: Float = 0.5
+    public var minTrackingConfidence: Float = 0.5
+    public weak var poseLandmarkerLiveStreamDelegate: PoseLandmarkerLiveStreamDelegate?
+    public var resultCallback: ((Result<PoseLandmarkerResult, Error>, Int) -> Void)?
+    public init() {}
+}
+
+public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
+    func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
+                        timestampInMilliseconds: Int, error: Error?)
+}
+
+/// Poses found in one image: per pose 33 landmarks (normalized to the displayed image)
+/// and 33 world landmarks (metres, hips as origin), each with visibility and presence.
+public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
+    public var landmarks: [[NormalizedLandmark]]
+    public var worldLandmarks: [[Landmark]]
+    public var timestampInMilliseconds: Int
+
+    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
+        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.timestampInMilliseconds = timestampInMilliseconds
+    }
+
+    enum CodingKeys: String, CodingKey { case landmarks, worldLandmarks }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
+        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
+        timestampInMilliseconds = 0
+    }
+}
+
+/// Finds body poses with BlazePose, as MediaPipe Tasks' `PoseLandmarker`.
+public final class PoseLandmarker: @unchecked Sendable {
+    public let options: PoseLandmarkerOptions
+    let pipeline: PosePipeline
+    let runner: TaskRunner<PoseLandmarkerResult>
+    private let lock = NSLock()
+
+    public convenience init(modelPath: String) throws {
+        var o = PoseLandmarkerOptions()
+        o.baseOptions.modelAssetPath = modelPath
+        try self.init(options: o)
+    }
+
+    public init(options: PoseLandmarkerOptions) throws {
+        try PosePipeline.validate(numPoses: options.numPoses, [("minPoseDetectionConfidence", options.minPoseDetectionConfidence),
+                                                               ("minPosePresenceConfidence", options.minPosePresenceConfidence),
+                                                               ("minTrackingConfidence", options.minTrackingConfidence)])
+        let hasReceiver = options.poseLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil
+        try TaskRunnerChecks.receivers(mode: options.runningMode, hasReceiver: hasReceiver, delegate: "poseLandmarkerLiveStreamDelegate")
+        guard !options.baseOptions.modelAssetPath.isEmpty else { throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is empty") }
+        self.options = options
+        pipeline = try PosePipeline(source: try ModelSource(path: options.baseOptions.modelAssetPath), threads: options.baseOptions.threads,
+                                    numPoses: options.numPoses, minPoseDetectionConfidence: options.minPoseDetectionConfidence,
+                                    minPosePresenceConfidence: options.minPosePresenceConfidence, minTrackingConfidence: options.minTrackingConfidence)
+        runner = TaskRunner(mode: options.runningMode, label: "PoseLandmarker")
+        runner.deliver = { [weak self] result, timestamp in
+            guard let self else { return }
+            self.options.resultCallback?(result, timestamp)
+            self.options.poseLandmarkerLiveStreamDelegate?.poseLandmarker(self, didFinishDetection: try? result.get(),
+                                                                           timestampInMilliseconds: timestamp, error: result.error)
+        }
+    }
+
+    public func detect(image: MPImage) throws -> PoseLandmarkerResult {
+        try runner.require(.image, method: "detect(image:)")
+        return process(image, timestamp: 0)
+    }
+
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
+        try runner.require(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+        try runner.accept(timestamp: timestampInMilliseconds)
+        return process(image, timestamp: timestampInMilliseconds)
+    }
+
+    @discardableResult
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+        try runner.require(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+        try runner.accept(timestamp: timestampInMilliseconds)
+        let owned = image.owned()
+        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in self.process(owned, timestamp: timestampInMilliseconds) }
+    }
+
+    public func waitForPendingResults() { runner.drain() }
+
+    /// How many frames ran the pose detector.
+    public var poseDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.detectorRuns }
+
+    func poses(_ image: MPImage, timestamp: Int) -> [PosePipeline.Pose] {
+        lock.lock(); defer { lock.unlock() }
+        return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
+    }
+
+    func process(_ image: MPImage, timestamp: Int) -> PoseLandmarkerResult {
+        var r = PoseLandmarkerResult(landmarks: [], worldLandmarks: [], timestampInMilliseconds: timestamp)
+        for p in poses(image, timestamp: timestamp) {
+            let d = PosePipeline.display(p, orientation: image.orientation)
+            r.landmarks.append(d.landmarks)
+            r.worldLandmarks.append(d.world)
+        }
+        return r
+    }
+}

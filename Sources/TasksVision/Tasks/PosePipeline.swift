@@ -1,0 +1,162 @@
+import Foundation
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// The BlazePose pipeline shared by `PoseLandmarker` (MediaPipe Tasks shape) and
+/// `PoseDetector` (ML Kit shape): pose detection, alignment-point rects, the landmark
+/// model with heatmap refinement, tracking from the auxiliary landmarks, smoothing.
+final class PosePipeline {
+    struct Pose {
+        /// 33 landmarks in normalized coordinates of the stored pixels.
+        var landmarks: [NormalizedLandmark]
+        var worldLandmarks: [Landmark]
+        var auxiliary: [NormalizedLandmark]
+        var presence: Float
+        var nextFrameRect: NormalizedRect
+    }
+
+    let detector: ModelResources
+    let landmarkModel: ModelResources
+    let anchors: [Anchor]
+    let detectorRange: ImageToTensor.ValueRange
+    let landmarkRange: ImageToTensor.ValueRange
+    let numPoses: Int
+    let minPoseDetectionConfidence: Float
+    let minPosePresenceConfidence: Float
+    let minTrackingConfidence: Float
+    /// MediaPipe's `min_suppression_threshold` default for pose (pose_detector_graph_options.proto).
+    let minSuppressionThreshold: Float = 0.5
+
+    var trackedRects: [NormalizedRect] = []
+    var smoother = PoseLandmarkSmoother()
+    private(set) var detectorRuns = 0
+
+    init(source: ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float, minPosePresenceConfidence: Float,
+         minTrackingConfidence: Float) throws {
+        for name in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] where !source.contains(name) {
+            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds pose_detector.tflite and pose_landmarks_detector.tflite)")
+        }
+        detector = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
+        landmarkModel = try ModelResources(model: try source.model("pose_landmarks_detector.tflite"), threads: threads)
+        guard detector.inputWidth == 224, detector.interpreter.outputs.count == 2, detector.interpreter.outputs[0].elementCount == 2254 * 12 else {
+            throw VisionTaskError.invalidModel("\(detector.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
+        }
+        let outs = landmarkModel.interpreter.outputs
+        guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4, outs[3].shape[3] == 39 else {
+            throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
+        }
+        anchors = SsdAnchors.generate(.pose)
+        detectorRange = try detector.inputRange(default: .init(min: -1, max: 1))
+        landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
+        self.numPoses = numPoses
+        self.minPoseDetectionConfidence = minPoseDetectionConfidence
+        self.minPosePresenceConfidence = minPosePresenceConfidence
+        self.minTrackingConfidence = minTrackingConfidence
+    }
+
+    /// Pose detection: expanded pose rects (normalized, stored pixels), best first.
+    func detectPoseRects(_ image: MPImage) -> [NormalizedRect] {
+        detectorRuns += 1
+        var roi = ImageToTensor.fullImageRoi(image)
+        let padding = ImageToTensor.padRoi(&roi, tensorWidth: 224, tensorHeight: 224)
+        let flip = image.orientation.isMirrored
+        let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: 224, height: 224, border: .zero)
+        let interpreter = detector.interpreter
+        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: detectorRange, into: $0) }
+        interpreter.invoke()
+        let decoded = interpreter.withOutput(0) { boxes in
+            interpreter.withOutput(1) { scores in
+                TensorsToDetections.decode(boxes: boxes, scores: scores, anchors: anchors, options: .pose(minScore: minPoseDetectionConfidence))
+            }
+        }
+        let kept = WeightedNonMaxSuppression.suppress(decoded, threshold: minSuppressionThreshold)
+        // MediaPipe removes the letterbox here, which ignores the ROI's rotation; for a turned
+        // or mirrored image we project with the crop's matrix instead, which is what that means.
+        let located: [RawDetection]
+        if image.orientation == .up {
+            let pad = LetterboxPadding(left: padding.left, top: padding.top, right: padding.right, bottom: padding.bottom)
+            located = kept.map { LetterboxRemoval.detection($0, pad) }
+        } else {
+            let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, flipHorizontally: flip)
+            located = kept.map { DetectionProjection.project($0, matrix: matrix) }
+        }
+        return located.prefix(numPoses).map { d in
+            let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1], imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+            return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        }
+    }
+
+    /// The landmark model on one pose rect; nil when the pose is not present.
+    func landmarks(_ image: MPImage, rect: NormalizedRect) -> Pose? {
+        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
+        guard rect.width > 0 || rect.height > 0 else { return nil }
+        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W, height: rect.height * H, rotation: rect.rotation)
+        let (tw, th) = (landmarkModel.inputWidth, landmarkModel.inputHeight)
+        let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: .replicate)
+        let interpreter = landmarkModel.interpreter
+        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
+        interpreter.invoke()
+        let presence = interpreter.withOutput(1) { $0[0] }
+        guard presence > minPosePresenceConfidence else { return nil }
+        let raw = interpreter.withOutput(0) {
+            TensorsToLandmarks.normalized($0, count: 39, dimensions: 5, inputWidth: tw, inputHeight: th, normalizeZ: 1, visibilityPresenceSigmoid: true)
+        }
+        let heatShape = interpreter.outputs[3].shape
+        let refined = interpreter.withOutput(3) {
+            RefineLandmarksFromHeatmap.refine(raw, heatmap: $0, height: heatShape[1], width: heatShape[2], channels: heatShape[3])
+        }
+        var world = interpreter.withOutput(4) { TensorsToLandmarks.world($0, count: 33) }
+        for i in 0..<33 {
+            world[i].visibility = refined[i].visibility
+            world[i].presence = refined[i].presence
+        }
+        let projected = LandmarkProjection.project(Array(refined[0..<33]), rect: rect)
+        let auxiliary = LandmarkProjection.project(Array(refined[33..<35]), rect: rect)
+        let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y), scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
+                                             imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        return Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect), auxiliary: auxiliary,
+                    presence: presence, nextFrameRect: nextRect)
+    }
+
+    /// One frame. In stream mode the detector runs only while fewer than `numPoses` poses
+    /// are tracked, and with one pose the landmarks are smoothed over time.
+    func process(_ image: MPImage, stream: Bool, timestampMilliseconds: Int) -> [Pose] {
+        var rects: [NormalizedRect]
+        if stream {
+            rects = trackedRects.count >= numPoses ? trackedRects
+                : AssociationNormRect.associate([trackedRects, detectPoseRects(image)], minSimilarity: minTrackingConfidence)
+        } else {
+            rects = detectPoseRects(image)
+        }
+        var poses = rects.prefix(numPoses).compactMap { landmarks(image, rect: $0) }
+        if stream {
+            trackedRects = poses.map(\.nextFrameRect)
+            if numPoses == 1 {
+                if let p = poses.first {
+                    let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect, imageWidth: image.pixelWidth,
+                                            imageHeight: image.pixelHeight, timestampMicroseconds: Int64(timestampMilliseconds) * 1000)
+                    poses[0].landmarks = s.0
+                    poses[0].worldLandmarks = s.1
+                } else {
+                    smoother.reset()
+                }
+            }
+        }
+        return poses
+    }
+
+    /// Converts a pose from stored-pixel coordinates to the displayed image.
+    static func display(_ pose: Pose, orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
+        let hand = HandPipeline.Hand(landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks,
+                                     handedness: ResultCategory(index: 0, score: 0), presence: pose.presence, nextFrameRect: pose.nextFrameRect)
+        return HandPipeline.display(hand, orientation: o)
+    }
+
+    static func validate(numPoses: Int, _ confidences: [(String, Float)]) throws {
+        guard numPoses >= 1 else { throw VisionTaskError.invalidOption("numPoses must be at least 1, got \(numPoses)") }
+        for (name, v) in confidences where !(0...1).contains(v) {
+            throw VisionTaskError.invalidOption("\(name) must be in [0, 1], got \(v)")
+        }
+    }
+}
