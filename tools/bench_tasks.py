@@ -46,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tasks", nargs="*", default=None)
     args = ap.parse_args()
     print(f"{'task':24} {'frame':>10} {'ours ms':>8} {'mediapipe ms':>12} {'ratio':>6}")
     tasks = [("faces", "faces_two_1.png",
@@ -69,6 +70,17 @@ def main():
         ("gestures", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.IMAGE), lambda t, im: t.recognize(im)),
         ("gestures-video", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.VIDEO), video_call("recognize_for_video")),
     ]
+    def pose_task(model, mode):
+        return vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
+            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)), num_poses=1, running_mode=mode))
+    tasks += [
+        ("pose", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
+        ("pose-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
+        ("pose-accurate", "pose_standing_1.png", lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
+        ("pose-accurate-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
+    ]
+    if args.tasks:
+        tasks = [t for t in tasks if t[0] in args.tasks]
     for name, photo, make, call in tasks:
         task = make()
         fr = frames(photo)

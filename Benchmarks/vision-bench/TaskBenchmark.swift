@@ -84,8 +84,21 @@ enum TaskBenchmark {
                     }
                     report(task, size, try time(runs: options.runs, warmup: options.warmup, body), json: options.json, threads: threads)
                 }
+            case "pose", "pose-stream", "pose-accurate", "pose-accurate-stream":
+                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/pose_standing_1.png")
+                let o: CommonPoseDetectorOptions = task.contains("accurate") ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
+                o.modelAssetPath = repositoryRoot + "/Models/" + (task.contains("accurate") ? "pose_landmarker_full.task" : "pose_landmarker_lite.task")
+                o.threads = threads
+                o.detectorMode = task.hasSuffix("stream") ? .stream : .singleImage
+                for size in sizes {
+                    let detector = try PoseDetector.poseDetector(options: o)
+                    let image = VisionImage(image: try frame(photo, width: size.0, height: size.1))
+                    var t = 0
+                    report(task, size, try time(runs: options.runs, warmup: options.warmup) { t += 33; _ = try detector.results(in: image, timestampInMilliseconds: o.detectorMode == .stream ? t : nil) },
+                           json: options.json, threads: threads)
+                }
             default:
-                fail("unknown task '\(task)' (faces, hands, hands-video, gestures, gestures-video)")
+                fail("unknown task '\(task)' (faces, hands, hands-video, gestures, gestures-video, pose, pose-stream, pose-accurate, pose-accurate-stream)")
             }
         } catch {
             fail("\(error)")

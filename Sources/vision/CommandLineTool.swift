@@ -14,6 +14,7 @@ enum CommandLineTool {
       faces [options] PATH... | --video DIR   detect faces (BlazeFace, MediaPipe FaceDetector)
       hands [options] PATH... | --video DIR   hand landmarks and handedness (MediaPipe HandLandmarker)
       gestures [options] PATH... | --video DIR   hand gestures (MediaPipe GestureRecognizer)
+      pose [--accurate] [options] PATH... | --video DIR   body pose, 33 landmarks (ML Kit PoseDetector)
       model info MODEL                     inputs, outputs, op counts and metadata of a model
       model run MODEL --input F.npy ... --output DIR [--threads N]
                                            run one inference, write DIR/<output index>.npy
@@ -28,6 +29,7 @@ enum CommandLineTool {
         case "faces": try FacesCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
         case "gestures": try HandsCommand.run(rest, gestures: true)
+        case "pose": try PoseCommand.run(rest)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")
         }
