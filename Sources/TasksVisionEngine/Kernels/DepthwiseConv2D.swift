@@ -17,10 +17,30 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
 
+    /// When padding is needed, the input is first copied into a zero-bordered buffer so
+    /// that every output pixel takes the unclipped fast path (this matters on the small
+    /// feature maps where most pixels touch a border).
+    let padded: ConvGeometry?
+
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
         g = geometry
         self.multiplier = multiplier
+        let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
+        let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
+        // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
+        if multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32
+            && (geometry.padTop > 0 || geometry.padLeft > 0
+            || needH > geometry.inH + geometry.padTop || needW > geometry.inW + geometry.padLeft) {
+            var p = geometry
+            p.inH = max(needH, geometry.inH + geometry.padTop)
+            p.inW = max(needW, geometry.inW + geometry.padLeft)
+            p.padTop = 0
+            p.padLeft = 0
+            padded = p
+        } else {
+            padded = nil
+        }
         self.input = input
         self.output = output
         self.weights = weights
@@ -28,11 +48,37 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2.0 * Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
+    var scratchFloatsPerWorker: Int { padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
 
     func run(_ context: RunContext) {
+        if let p = padded {
+            // Copy into the zero-bordered buffer (worker 0's scratch), then run unclipped.
+            let dst = context.scratch(forWorker: 0)
+            let c = g.inC
+            dst.initialize(repeating: 0, count: p.batch * p.inH * p.inW * c)
+            for n in 0..<g.batch {
+                for y in 0..<g.inH {
+                    (dst + ((n * p.inH + y + g.padTop) * p.inW + g.padLeft) * c).update(from: input + ((n * g.inH + y) * g.inW) * c, count: g.inW * c)
+                }
+            }
+            let inner = DepthwiseConv2DLayer(geometry: p, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
+            parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in inner.row(item) }
+            return
+        }
         parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
             if multiplier == 1 { row(item) } else { rowWithMultiplier(item) }
         }
+    }
+
+    private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
+                 weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?) {
+        g = geometry
+        self.multiplier = multiplier
+        self.input = input
+        self.output = output
+        self.weights = weights
+        self.epilogue = epilogue
+        self.padded = padded
     }
 
     /// One output row. Pixels whose taps all fall inside the image run four at a time
@@ -113,6 +159,29 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             }
             if epilogue.activation == .tanh { for i in 0..<(4 * c) { out[i] = tanhf(out[i]) } }
             ox += 4
+        }
+        while ox < interiorHi {
+            let out = outRow + ox * c
+            let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
+            var ch = 0
+            while ch + 8 <= c {
+                var a0 = bias.map { load8($0 + ch) } ?? zero8
+                for ky in kyLo..<kyHi {
+                    let p = inPix + ky * g.dilationH * g.inW * c + ch
+                    let w = weights + ky * kW * c + ch
+                    for kx in 0..<kW { a0 = a0 + load8(p + kx * c) * load8(w + kx * c) }
+                }
+                if let al = alpha {
+                    a0 = a0.replacing(with: a0 * load8(al + ch), where: a0 .< zero8)
+                } else if lo > -.infinity {
+                    a0 = a0.replacing(with: lo8, where: a0 .< lo8).replacing(with: hi8, where: a0 .> hi8)
+                }
+                store8(a0, out + ch)
+                ch += 8
+            }
+            if ch < c { channelTail(out, inPix, from: ch, kyLo, kyHi, kW: kW) }
+            if epilogue.activation == .tanh { for i in 0..<c { out[i] = tanhf(out[i]) } }
+            ox += 1
         }
         while ox < g.outW { clippedPixel(outRow, inBase, ox, iy0, kyLo, kyHi); ox += 1 }
     }
