@@ -50,4 +50,34 @@ final class TaskRunner<Output>: @unchecked Sendable {
 
     /// Waits until queued live-stream work has been delivered.
     func drain() { queue.sync {} }
+
+    // The entry points every task shares: each checks the mode (and timestamp), then runs the pipeline.
+
+    func runImage(_ method: String, _ body: () throws -> Output) throws -> Output {
+        try require(.image, method: method)
+        return try body()
+    }
+
+    func runVideo(_ method: String, timestamp: Int, _ body: () throws -> Output) throws -> Output {
+        try require(.video, method: method)
+        try accept(timestamp: timestamp)
+        return try body()
+    }
+
+    /// Live stream: the image is copied (it may be borrowed memory) and processed on the queue.
+    func runLive(_ method: String, image: MPImage, timestamp: Int, _ body: @escaping (MPImage) throws -> Output) throws -> Bool {
+        try require(.liveStream, method: method)
+        try accept(timestamp: timestamp)
+        let owned = image.owned()
+        return submit(timestamp: timestamp) { try body(owned) }
+    }
+
+    /// Image mode off the caller's thread.
+    func runImageAsync(_ method: String, image: MPImage, _ body: @escaping @Sendable (MPImage) throws -> Output) async throws -> Output {
+        try require(.image, method: method)
+        let owned = image.owned()
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body(owned) }) }
+        }
+    }
 }

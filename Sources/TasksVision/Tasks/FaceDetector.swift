@@ -122,15 +122,14 @@ public final class FaceDetector: @unchecked Sendable {
 
     /// Detects faces in a single image (`.image` mode).
     public func detect(image: MPImage) throws -> FaceDetectorResult {
-        try runner.require(.image, method: "detect(image:)")
-        return try process(image, timestamp: 0)
+        try runner.runImage("detect(image:)") { try process(image, timestamp: 0) }
     }
 
     /// Detects faces in a video frame (`.video` mode); timestamps must increase.
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
-        try runner.require(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        return try process(image, timestamp: timestampInMilliseconds)
+        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
+            try process(image, timestamp: timestampInMilliseconds)
+        }
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; the result
@@ -138,23 +137,14 @@ public final class FaceDetector: @unchecked Sendable {
     /// still being processed is dropped (the method returns false).
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.require(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        let owned = image.owned()
-        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in
-            try self.process(owned, timestamp: timestampInMilliseconds)
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+            try self.process($0, timestamp: timestampInMilliseconds)
         }
     }
 
     /// Detects faces in a single image without blocking the caller (`.image` mode).
     public func detect(image: MPImage) async throws -> FaceDetectorResult {
-        try runner.require(.image, method: "detect(image:)")
-        let owned = image.owned()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { [self] in
-                continuation.resume(with: Result { try self.process(owned, timestamp: 0) })
-            }
-        }
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0) }
     }
 
     /// Live-stream results as an `AsyncStream`, in timestamp order.

@@ -117,28 +117,24 @@ public final class GestureRecognizer: @unchecked Sendable {
     }
 
     public func recognize(image: MPImage) throws -> GestureRecognizerResult {
-        try runner.require(.image, method: "recognize(image:)")
-        return process(image, timestamp: 0)
+        try runner.runImage("recognize(image:)") { process(image, timestamp: 0) }
     }
 
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
-        try runner.require(.video, method: "recognize(videoFrame:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        return process(image, timestamp: timestampInMilliseconds)
+        try runner.runVideo("recognize(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
+            process(image, timestamp: timestampInMilliseconds)
+        }
     }
 
     @discardableResult
     public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.require(.liveStream, method: "recognizeAsync(image:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        let owned = image.owned()
-        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in self.process(owned, timestamp: timestampInMilliseconds) }
+        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
     }
 
     public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
-        try runner.require(.image, method: "recognize(image:)")
-        let owned = image.owned()
-        return await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: self.process(owned, timestamp: 0)) } }
+        try await runner.runImageAsync("recognize(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
     }
 
     public func waitForPendingResults() { runner.drain() }

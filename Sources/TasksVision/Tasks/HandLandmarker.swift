@@ -90,28 +90,24 @@ public final class HandLandmarker: @unchecked Sendable {
     }
 
     public func detect(image: MPImage) throws -> HandLandmarkerResult {
-        try runner.require(.image, method: "detect(image:)")
-        return process(image, timestamp: 0)
+        try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
     }
 
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
-        try runner.require(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        return process(image, timestamp: timestampInMilliseconds)
+        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
+            process(image, timestamp: timestampInMilliseconds)
+        }
     }
 
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.require(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        let owned = image.owned()
-        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in self.process(owned, timestamp: timestampInMilliseconds) }
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
     }
 
     public func detect(image: MPImage) async throws -> HandLandmarkerResult {
-        try runner.require(.image, method: "detect(image:)")
-        let owned = image.owned()
-        return await withCheckedContinuation { c in DispatchQueue.global().async { c.resume(returning: self.process(owned, timestamp: 0)) } }
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
     }
 
     public func waitForPendingResults() { runner.drain() }

@@ -73,22 +73,20 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     public func detect(image: MPImage) throws -> PoseLandmarkerResult {
-        try runner.require(.image, method: "detect(image:)")
-        return process(image, timestamp: 0)
+        try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
     }
 
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
-        try runner.require(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        return process(image, timestamp: timestampInMilliseconds)
+        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
+            process(image, timestamp: timestampInMilliseconds)
+        }
     }
 
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.require(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
-        try runner.accept(timestamp: timestampInMilliseconds)
-        let owned = image.owned()
-        return runner.submit(timestamp: timestampInMilliseconds) { [unowned self] in self.process(owned, timestamp: timestampInMilliseconds) }
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
     }
 
     public func waitForPendingResults() { runner.drain() }
