@@ -32,6 +32,8 @@ struct Graph {
         var fusedPReLUAlpha: Int? = nil
         /// The other operand of an ADD folded into this convolution's epilogue.
         var fusedResidual: Int? = nil
+        /// Channels of that operand when a zero channel PAD in front of the ADD was folded in too.
+        var fusedResidualChannels = 0
 
         /// Every tensor the node reads, fused operands included.
         var reads: [Int] { inputs + [fusedPReLUAlpha, fusedResidual].compactMap { $0 } }

@@ -13,28 +13,52 @@ extension Graph {
 
     /// CONV_2D followed by an ADD of a same-shaped tensor: the addition (and the
     /// ADD's activation) moves into the convolution's epilogue, saving a full pass.
+    /// When the other operand is produced after the convolution (BlazeFace pads its skip
+    /// connection there), the convolution moves down to the ADD's place; a zero PAD that
+    /// only widens the channels of that operand is folded in as well.
     mutating func fuseResidualAdd() {
-        var removed = Set<Int>()
-        let counts = consumerCounts()
-        for (ni, node) in nodes.enumerated() where node.op == .conv2D && !removed.contains(ni) {
-            guard ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+        var ni = 0
+        while ni < nodes.count {
+            defer { ni += 1 }
+            let node = nodes[ni]
+            let counts = consumerCounts()
+            guard node.op == .conv2D, ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, let out = node.outputs.first,
-                  let ai = soleConsumer(of: out, counts: counts), !removed.contains(ai), ai > ni else { continue }
+                  let ai = soleConsumer(of: out, counts: counts), ai > ni else { continue }
             let add = nodes[ai]
             guard add.op == .add, add.inputs.count == 2, case .activation(let act) = add.options,
                   let addOut = add.outputs.first else { continue }
-            let other = add.inputs[0] == out ? add.inputs[1] : add.inputs[0]
-            guard other != out, other >= 0, tensors[other].shape == tensors[out].shape,
-                  tensors[addOut].shape == tensors[out].shape else { continue }
-            // The residual must already exist when the convolution runs.
-            let producedLater = nodes[(ni + 1)..<ai].contains { $0.outputs.contains(other) }
-            guard !producedLater else { continue }
-            nodes[ni].fusedResidual = other
-            if act != .none { nodes[ni].fusedActivation = act }
-            nodes[ni].outputs[0] = addOut
-            removed.insert(ai)
+            var other = add.inputs[0] == out ? add.inputs[1] : add.inputs[0]
+            guard other != out, other >= 0, tensors[addOut].shape == tensors[out].shape else { continue }
+            var residualChannels = 0
+            var removePad: Int? = nil
+            if tensors[other].shape != tensors[out].shape {
+                // A PAD that only appends zero channels, read by this ADD alone.
+                guard let pi = nodes.firstIndex(where: { $0.outputs.first == other }), nodes[pi].op == .pad, counts[other] == 1,
+                      nodes[pi].inputs.count == 2, let pads = tensors[nodes[pi].inputs[1]].constant?.ints(),
+                      let src = nodes[pi].inputs.first, src >= 0, tensors[src].constant == nil,
+                      tensors[src].shape.count == tensors[out].shape.count, pads.count == 2 * tensors[out].shape.count,
+                      pads.dropLast(1).allSatisfy({ $0 == 0 }),
+                      Array(tensors[src].shape.dropLast()) == Array(tensors[out].shape.dropLast()) else { continue }
+                residualChannels = tensors[src].shape.last ?? 0
+                removePad = pi
+                other = src
+            }
+            // The residual's producer must run before the convolution's new place.
+            let producer = nodes.firstIndex { $0.outputs.contains(other) }
+            var fused = node
+            fused.fusedResidual = other
+            fused.fusedResidualChannels = residualChannels
+            if act != .none { fused.fusedActivation = act }
+            fused.outputs[0] = addOut
+            if let p = producer, p > ni, p > ai { continue }
+            // Replace the ADD by the fused convolution, then drop the original convolution (and PAD).
+            nodes[ai] = fused
+            var drop = [ni]
+            if let pi = removePad { drop.append(pi) }
+            for i in drop.sorted(by: >) { nodes.remove(at: i) }
+            ni -= drop.filter { $0 <= ni }.count
         }
-        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     /// Index of the single node reading `tensor`, when exactly one node does and it is not a graph output.

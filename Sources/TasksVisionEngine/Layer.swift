@@ -31,6 +31,15 @@ struct RunContext {
 @inline(__always) func load8(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
     UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
 }
+@inline(__always) func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+}
+@inline(__always) func load4(_ p: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+    UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+}
+@inline(__always) func store4(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<Float>.self)
+}
 @inline(__always) func store8(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
 }
@@ -39,8 +48,11 @@ struct RunContext {
 /// pass over its output: bias, then a clamp-type activation, then PReLU.
 struct Epilogue {
     var bias: UnsafePointer<Float>? = nil
-    /// A tensor of the output's shape added after the bias (a residual ADD folded in).
+    /// A tensor added after the bias (a residual ADD folded in), row by row; its rows may be
+    /// narrower than the output's (a channel PAD with zeros folded in too).
     var residual: UnsafePointer<Float>? = nil
+    /// Channels per residual row (the output's channels when 0).
+    var residualChannels = 0
     var activation: FusedActivation = .none
     var alpha: UnsafePointer<Float>? = nil
 
@@ -56,19 +68,19 @@ struct Epilogue {
     }
 
     /// Applies the epilogue to `rows` rows of `channels` values, `stride` floats apart;
-    /// `offset` is the position of `data` in the whole output (for the residual).
-    func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int, offset: Int = 0) {
+    /// `firstRow` is the index of the first row in the whole output (for the residual).
+    func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int, firstRow: Int = 0) {
         if isIdentity { return }
         // One pass; each combination of parts gets its own loop (the flags are constants after inlining).
         switch (bias != nil, residual != nil, alpha != nil) {
-        case (false, false, false): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: false, hasAlpha: false)
-        case (true, false, false): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: false, hasAlpha: false)
-        case (false, true, false): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: true, hasAlpha: false)
-        case (true, true, false): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: true, hasAlpha: false)
-        case (false, false, true): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: false, hasAlpha: true)
-        case (true, false, true): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: false, hasAlpha: true)
-        case (false, true, true): pass(data, rows, channels, stride, offset, hasBias: false, hasResidual: true, hasAlpha: true)
-        case (true, true, true): pass(data, rows, channels, stride, offset, hasBias: true, hasResidual: true, hasAlpha: true)
+        case (false, false, false): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: false, hasAlpha: false)
+        case (true, false, false): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: false, hasAlpha: false)
+        case (false, true, false): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: true, hasAlpha: false)
+        case (true, true, false): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: true, hasAlpha: false)
+        case (false, false, true): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: false, hasAlpha: true)
+        case (true, false, true): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: false, hasAlpha: true)
+        case (false, true, true): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: true, hasAlpha: true)
+        case (true, true, true): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: true, hasAlpha: true)
         }
         if activation == .tanh {
             for r in 0..<rows { let row = data + r * stride; for c in 0..<channels { row[c] = tanhf(row[c]) } }
@@ -76,20 +88,27 @@ struct Epilogue {
     }
 
     @inline(__always)
-    private func pass(_ data: UnsafeMutablePointer<Float>, _ rows: Int, _ channels: Int, _ stride: Int, _ offset: Int,
+    private func pass(_ data: UnsafeMutablePointer<Float>, _ rows: Int, _ channels: Int, _ stride: Int, _ firstRow: Int,
                       hasBias: Bool, hasResidual: Bool, hasAlpha: Bool) {
         let (lo, hi) = bounds
         let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
         let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
         let b = bias ?? UnsafePointer(data), res = residual ?? UnsafePointer(data), a = alpha ?? UnsafePointer(data)
+        let rc = residualChannels > 0 ? min(residualChannels, channels) : channels
         for r in 0..<rows {
             let row = data + r * stride
-            let rrow = res + offset + r * stride
+            let rrow = res + (firstRow + r) * rc
             var c = 0
             while c + 8 <= channels {
                 var v = load8(row + c)
                 if hasBias { v = v + load8(b + c) }
-                if hasResidual { v = v + load8(rrow + c) }
+                if hasResidual {
+                    if c + 8 <= rc {
+                        v = v + load8(rrow + c)
+                    } else if c < rc {
+                        for k in 0..<(rc - c) { v[k] += rrow[c + k] }
+                    }
+                }
                 if clamp { v = v.replacing(with: lo8, where: v .< lo8).replacing(with: hi8, where: v .> hi8) }
                 if hasAlpha { v = v.replacing(with: v * load8(a + c), where: v .< zero8) }
                 store8(v, row + c)
@@ -98,7 +117,7 @@ struct Epilogue {
             while c < channels {
                 var v = row[c]
                 if hasBias { v += b[c] }
-                if hasResidual { v += rrow[c] }
+                if hasResidual && c < rc { v += rrow[c] }
                 if clamp { v = min(max(v, lo), hi) }
                 if hasAlpha && v < 0 { v *= a[c] }
                 row[c] = v

@@ -98,7 +98,10 @@ enum OpRegistry {
         e.activation = node.fusedActivation ?? own
         if e.activation == .signBit { throw fail(graph, node, "fused activation SIGN_BIT is not supported") }
         if let a = node.fusedPReLUAlpha { e.alpha = UnsafePointer(try binder.pointer(a, node)) }
-        if let r = node.fusedResidual { e.residual = UnsafePointer(try binder.pointer(r, node)) }
+        if let r = node.fusedResidual {
+            e.residual = UnsafePointer(try binder.pointer(r, node))
+            e.residualChannels = node.fusedResidualChannels
+        }
         return e
     }
 

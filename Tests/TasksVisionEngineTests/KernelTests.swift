@@ -332,3 +332,20 @@ final class KernelTests: XCTestCase {
         XCTAssertLessThan(plan.size, requests.reduce(0) { $0 + $1.bytes })
     }
 }
+
+extension KernelTests {
+    /// A residual narrower than the output (a zero channel PAD folded in): only its channels are added.
+    func testEpilogueWithNarrowResidual() {
+        let rows = 5, channels = 11, rc = 7
+        let data = random(rows * channels), residual = random(rows * rc)
+        let d = Buffer(data), r = Buffer(residual)
+        var e = Epilogue(residual: r.pointer, activation: .relu)
+        e.residualChannels = rc
+        e.apply(d.pointer, rows: 2, channels: channels, stride: channels, firstRow: 0)
+        e.apply(d.pointer + 2 * channels, rows: 3, channels: channels, stride: channels, firstRow: 2)
+        for i in 0..<rows { for c in 0..<channels {
+            let expected = max(0, data[i * channels + c] + (c < rc ? residual[i * rc + c] : 0))
+            XCTAssertEqual(d.values[i * channels + c], expected, "\(i), \(c)")
+        } }
+    }
+}

@@ -88,7 +88,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
                         1, a, Int32(k), weights, Int32(k), 0, out, Int32(g.outC))
-            epilogue.apply(out, rows: rows, channels: g.outC, stride: g.outC, offset: (n * pixels + p0) * g.outC)
+            epilogue.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
         }
     }
 

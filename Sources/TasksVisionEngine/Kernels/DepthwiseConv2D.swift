@@ -154,6 +154,40 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 store8(a3, out + 3 * c + ch)
                 ch += 8
             }
+            if ch + 4 <= c {
+                let lo4 = SIMD4<Float>(repeating: lo), hi4 = SIMD4<Float>(repeating: hi), zero4 = SIMD4<Float>(repeating: 0)
+                let b = bias.map { load4($0 + ch) } ?? zero4
+                var a0 = b, a1 = b, a2 = b, a3 = b
+                for ky in kyLo..<kyHi {
+                    let p = inPix + ky * g.dilationH * g.inW * c + ch
+                    let w = weights + ky * kW * c + ch
+                    for kx in 0..<kW {
+                        let wv = load4(w + kx * c)
+                        let q = p + kx * c
+                        a0 = a0 + load4(q) * wv
+                        a1 = a1 + load4(q + step) * wv
+                        a2 = a2 + load4(q + 2 * step) * wv
+                        a3 = a3 + load4(q + 3 * step) * wv
+                    }
+                }
+                if let al = alpha {
+                    let av = load4(al + ch)
+                    a0 = a0.replacing(with: a0 * av, where: a0 .< zero4)
+                    a1 = a1.replacing(with: a1 * av, where: a1 .< zero4)
+                    a2 = a2.replacing(with: a2 * av, where: a2 .< zero4)
+                    a3 = a3.replacing(with: a3 * av, where: a3 .< zero4)
+                } else if lo > -.infinity {
+                    a0 = a0.replacing(with: lo4, where: a0 .< lo4).replacing(with: hi4, where: a0 .> hi4)
+                    a1 = a1.replacing(with: lo4, where: a1 .< lo4).replacing(with: hi4, where: a1 .> hi4)
+                    a2 = a2.replacing(with: lo4, where: a2 .< lo4).replacing(with: hi4, where: a2 .> hi4)
+                    a3 = a3.replacing(with: lo4, where: a3 .< lo4).replacing(with: hi4, where: a3 .> hi4)
+                }
+                store4(a0, out + ch)
+                store4(a1, out + c + ch)
+                store4(a2, out + 2 * c + ch)
+                store4(a3, out + 3 * c + ch)
+                ch += 4
+            }
             if ch < c {
                 for j in 0..<4 { channelTail(out + j * c, inPix + j * step, from: ch, kyLo, kyHi, kW: kW) }
             }
