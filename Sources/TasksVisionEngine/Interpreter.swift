@@ -212,18 +212,23 @@ public final class Interpreter {
         return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
     }
 
+    /// Layers below this much work run on the calling thread: handing them to workers costs more than it saves.
+    static let minimumParallelFlops: Double = 4e6
+
     /// Runs the model on the current inputs.
     public func invoke() {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
-        for layer in layers { layer.run(context) }
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        for layer in layers { layer.run(layer.flops >= Self.minimumParallelFlops ? parallel : serial) }
     }
 
     /// Runs the model and accumulates time per op type into `profile`.
     public func invoke(profile: inout [String: OpProfile]) {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         for layer in layers {
             let start = DispatchTime.now().uptimeNanoseconds
-            layer.run(context)
+            layer.run(layer.flops >= Self.minimumParallelFlops ? parallel : serial)
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             var p = profile[layer.kind] ?? OpProfile(kind: layer.kind, count: 0, seconds: 0, flops: 0)
             p.count += 1
