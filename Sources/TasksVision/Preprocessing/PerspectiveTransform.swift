@@ -12,8 +12,17 @@ enum PerspectiveTransform {
     static func boxPoints(_ r: RotatedRect) -> [(Float, Float)] {
         let angleDegrees = r.rotation * 180 / Float.pi
         let angle = Double(angleDegrees) * Double.pi / 180
-        let b = Float(cos(angle)) * 0.5
-        let a = Float(sin(angle)) * 0.5
+        var b = Float(cos(angle)) * 0.5
+        var a = Float(sin(angle)) * 0.5
+        // Quarter turns (image orientations) use exact cos/sin. cos(-pi/2) is 6e-17, not 0, and that
+        // noise decides the rounding of sample positions that fall exactly between two 1/32 steps;
+        // MediaPipe's outputs for rotated inputs are reproduced better with exact values
+        // (face scores within 0.005 instead of 0.007, hand landmarks 0.00001 instead of 0.00006).
+        let rem = abs(angleDegrees.truncatingRemainder(dividingBy: 90))
+        if rem < 1e-3 || rem > 90 - 1e-3 {
+            b = Float(cos(angle)).rounded() * 0.5
+            a = Float(sin(angle)).rounded() * 0.5
+        }
         let p0 = (r.centerX - a * r.height - b * r.width, r.centerY + b * r.height - a * r.width)
         let p1 = (r.centerX + a * r.height - b * r.width, r.centerY - b * r.height - a * r.width)
         let p2 = (2 * r.centerX - p0.0, 2 * r.centerY - p0.1)
