@@ -34,6 +34,8 @@ final class KernelTests: XCTestCase {
         return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
     }()
 
+    deinit { context.scratch.deallocate() }
+
     func assertClose(_ a: [Float], _ b: [Float], tolerance: Float = 1e-5, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(a.count, b.count, what, file: file, line: line)
         var worst: Float = 0, at = 0
