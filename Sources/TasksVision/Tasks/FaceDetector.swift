@@ -63,12 +63,8 @@ public final class FaceDetector: @unchecked Sendable {
     }
 
     public init(options: FaceDetectorOptions) throws {
-        guard (0...1).contains(options.minDetectionConfidence) else {
-            throw VisionTaskError.invalidOption("minDetectionConfidence must be in [0, 1], got \(options.minDetectionConfidence)")
-        }
-        guard (0...1).contains(options.minSuppressionThreshold) else {
-            throw VisionTaskError.invalidOption("minSuppressionThreshold must be in [0, 1], got \(options.minSuppressionThreshold)")
-        }
+        try OptionValidation.unitInterval([("minDetectionConfidence", options.minDetectionConfidence),
+                                           ("minSuppressionThreshold", options.minSuppressionThreshold)])
         guard options.baseOptions.threads >= 1 && options.baseOptions.threads <= 64 else {
             throw VisionTaskError.invalidOption("baseOptions.threads must be in 1...64, got \(options.baseOptions.threads)")
         }

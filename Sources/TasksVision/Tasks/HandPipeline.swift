@@ -63,10 +63,8 @@ final class HandPipeline {
     }
 
     static func validate(numHands: Int, _ confidences: [(String, Float)]) throws {
-        guard numHands >= 1 else { throw VisionTaskError.invalidOption("numHands must be at least 1, got \(numHands)") }
-        for (name, v) in confidences where !(0...1).contains(v) {
-            throw VisionTaskError.invalidOption("\(name) must be in [0, 1], got \(v)")
-        }
+        try OptionValidation.atLeastOne("numHands", numHands)
+        try OptionValidation.unitInterval(confidences)
     }
 
     /// Palm detection: hand rects (normalized, stored pixels), at most `numHands`.

@@ -154,9 +154,7 @@ final class PosePipeline {
     }
 
     static func validate(numPoses: Int, _ confidences: [(String, Float)]) throws {
-        guard numPoses >= 1 else { throw VisionTaskError.invalidOption("numPoses must be at least 1, got \(numPoses)") }
-        for (name, v) in confidences where !(0...1).contains(v) {
-            throw VisionTaskError.invalidOption("\(name) must be in [0, 1], got \(v)")
-        }
+        try OptionValidation.atLeastOne("numPoses", numPoses)
+        try OptionValidation.unitInterval(confidences)
     }
 }
