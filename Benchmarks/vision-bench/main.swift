@@ -7,6 +7,7 @@ import TasksVisionFormat
 //
 //   vision-bench                                   every model in Models/, 1 and 2 threads, with op breakdown
 //   vision-bench --model PATH --threads N --runs N --json
+//   vision-bench --soak all --frames 10000         memory over long video and live-stream sessions
 //                                                  one model, one JSON object on stdout
 
 setvbuf(stdout, nil, _IOLBF, 0)
@@ -23,6 +24,10 @@ struct Options {
     var task: String? = nil
     var image: String? = nil
     var sizes: [(Int, Int)] = []
+    var soak: String? = nil
+    var soakMode = "both"
+    var soakFrames = 10_000
+    var soakEvery = 500
 }
 
 func fail(_ message: String) -> Never {
@@ -49,6 +54,10 @@ func parse() -> Options {
         case "--no-profile": o.profile = false
         case "--layers": o.layers = true
         case "--task": o.task = value()
+        case "--soak": o.soak = value()
+        case "--mode": o.soakMode = value()
+        case "--frames": guard let f = Int(value()), f >= 1 else { fail("--frames takes a positive number") }; o.soakFrames = f
+        case "--every": guard let e = Int(value()), e >= 1 else { fail("--every takes a positive number") }; o.soakEvery = e
         case "--image": o.image = value()
         case "--size":
             let v = value().split(separator: "x").compactMap { Int($0) }
@@ -57,6 +66,7 @@ func parse() -> Options {
         case "-h", "--help":
             print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers]")
             print("       vision-bench --task faces [--image PATH] [--size WxH]... [--runs N] [--json]")
+            print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
             exit(0)
         default: fail("unknown argument '\(a)'")
         }
@@ -100,6 +110,9 @@ func peakResidentBytes() -> Int {
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 let options = parse()
+if let soak = options.soak {
+    Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames, every: options.soakEvery)
+}
 if let task = options.task {
     TaskBenchmark.run(task: task, options: options)
     exit(0)

@@ -68,12 +68,31 @@ struct Graph {
             if op.opcode == .custom {
                 throw EngineError.unsupportedOperator(model: modelName, operatorIndex: op.index, op: "CUSTOM(\(op.customCode ?? "?"))")
             }
+            try Self.checkArity(op, model: modelName)
             nodes.append(Node(op: op.opcode, index: op.index, inputs: op.inputs, outputs: op.outputs, options: op.options))
         }
         try foldConstants(model: model, subgraph: sg)
     }
 
     func describe(_ node: Node) -> String { "operator \(node.index) (\(node.op))" }
+
+    /// Every operator needs an output, and only the inputs TFLite declares optional may be
+    /// absent (-1): the bias of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the shape
+    /// of RESHAPE. Checked once here so that fusion and the op builders can index freely.
+    static func checkArity(_ op: TFLiteModel.Operator, model: String) throws {
+        let what = "operator \(op.index) (\(op.opcode.name))"
+        guard !op.outputs.isEmpty else { throw EngineError.invalidModel(model: model, reason: "\(what) has no outputs") }
+        guard !op.inputs.isEmpty else { throw EngineError.invalidModel(model: model, reason: "\(what) has no inputs") }
+        for (i, t) in op.inputs.enumerated() where t < 0 {
+            let optional: Bool
+            switch op.opcode {
+            case .conv2D, .depthwiseConv2D, .fullyConnected: optional = i == 2
+            case .reshape: optional = i == 1
+            default: optional = false
+            }
+            guard optional else { throw EngineError.invalidModel(model: model, reason: "\(what) input \(i) is missing") }
+        }
+    }
 
     /// Evaluates at load the nodes whose inputs are all constant and which only convert weights:
     /// DEQUANTIZE (fp16 → fp32), DENSIFY (sparse → dense) and RESHAPE of a constant.

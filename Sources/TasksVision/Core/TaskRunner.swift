@@ -32,16 +32,24 @@ final class TaskRunner<Output>: @unchecked Sendable {
         lastTimestamp = timestamp
     }
 
-    /// Runs `work` on the serial queue unless a frame is already in flight; returns
-    /// false when the frame was dropped.
-    @discardableResult
-    func submit(timestamp: Int, _ work: @escaping () throws -> Output) -> Bool {
+    /// Checks the timestamp and, unless a frame is in flight, runs `work` on the serial queue;
+    /// returns false when the frame was dropped. Both happen under one lock so that frames
+    /// sent from several threads reach the queue in timestamp order. `work` holds the task
+    /// (the caller captures it strongly), so releasing the task mid-frame is safe.
+    func submit<Input>(timestamp: Int, prepare: () -> Input, _ work: @escaping (Input) throws -> Output) throws -> Bool {
         lock.lock()
+        if let last = lastTimestamp, timestamp <= last {
+            lock.unlock()
+            throw VisionTaskError.nonMonotonicTimestamp(received: timestamp, previous: last)
+        }
+        lastTimestamp = timestamp
         if inFlight { lock.unlock(); return false }
         inFlight = true
         lock.unlock()
+        // While inFlight is set no other frame can be accepted, so the order is kept after unlocking.
+        let input = prepare()
         queue.async { [self] in
-            let result = Result { try work() }
+            let result = Result { try work(input) }
             lock.lock(); inFlight = false; lock.unlock()
             deliver?(result, timestamp)
         }
@@ -67,9 +75,8 @@ final class TaskRunner<Output>: @unchecked Sendable {
     /// Live stream: the image is copied (it may be borrowed memory) and processed on the queue.
     func runLive(_ method: String, image: MPImage, timestamp: Int, _ body: @escaping (MPImage) throws -> Output) throws -> Bool {
         try require(.liveStream, method: method)
-        try accept(timestamp: timestamp)
-        let owned = image.owned()
-        return submit(timestamp: timestamp) { try body(owned) }
+        // The copy is made only for accepted frames, before the call returns.
+        return try submit(timestamp: timestamp, prepare: { image.owned() }, body)
     }
 
     /// Image mode off the caller's thread.

@@ -133,7 +133,7 @@ public final class FaceDetector: @unchecked Sendable {
     /// still being processed is dropped (the method returns false).
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
             try self.process($0, timestamp: timestampInMilliseconds)
         }
     }

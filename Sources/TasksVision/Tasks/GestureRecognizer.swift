@@ -128,7 +128,7 @@ public final class GestureRecognizer: @unchecked Sendable {
 
     @discardableResult
     public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
             self.process($0, timestamp: timestampInMilliseconds)
         }
     }

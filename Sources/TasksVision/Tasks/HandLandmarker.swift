@@ -101,7 +101,7 @@ public final class HandLandmarker: @unchecked Sendable {
 
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [unowned self] in
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
             self.process($0, timestamp: timestampInMilliseconds)
         }
     }
