@@ -85,7 +85,7 @@ public final class GestureRecognizer: @unchecked Sendable {
                                     minTrackingConfidence: options.minTrackingConfidence)
         let gestures = source.contains("hand_gesture_recognizer.task") ? try source.nested("hand_gesture_recognizer.task") : source
         for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
-            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name)")
+            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name) (a gesture recognizer bundle holds hand_landmarker.task and hand_gesture_recognizer.task, which holds gesture_embedder.tflite and canned_gesture_classifier.tflite)")
         }
         embedder = try Interpreter(model: try gestures.model("gesture_embedder.tflite"), options: .init(threads: 1))
         guard embedder.inputs.map(\.elementCount) == [63, 1, 63] else {
