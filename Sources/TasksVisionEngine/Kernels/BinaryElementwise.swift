@@ -24,11 +24,11 @@ enum DivFunction: BinaryFunction {
 }
 enum MaximumFunction: BinaryFunction {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .> a) }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { maxLanes(b, a) }
 }
 enum MinimumFunction: BinaryFunction {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
+    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { minLanes(b, a) }
 }
 enum SquaredDifferenceFunction: BinaryFunction {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { (a - b) * (a - b) }
@@ -38,7 +38,7 @@ enum SquaredDifferenceFunction: BinaryFunction {
 enum PReLUFunction: BinaryFunction {
     @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < 0 ? a * b : a }
     @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-        a.replacing(with: a * b, where: a .< SIMD8<Float>(repeating: 0))
+        preluLanes(a, b)
     }
 }
 

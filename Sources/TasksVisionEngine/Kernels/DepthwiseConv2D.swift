@@ -55,10 +55,18 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             // Copy into the zero-bordered buffer (worker 0's scratch), then run unclipped.
             let dst = context.scratch(forWorker: 0)
             let c = g.inC
-            dst.initialize(repeating: 0, count: p.batch * p.inH * p.inW * c)
+            // Only the border is zeroed; the copy overwrites the rest.
+            let right = p.inW - g.padLeft - g.inW
             for n in 0..<g.batch {
+                let image = dst + n * p.inH * p.inW * c
+                image.update(repeating: 0, count: g.padTop * p.inW * c)
+                let below = g.padTop + g.inH
+                (image + below * p.inW * c).update(repeating: 0, count: (p.inH - below) * p.inW * c)
                 for y in 0..<g.inH {
-                    (dst + ((n * p.inH + y + g.padTop) * p.inW + g.padLeft) * c).update(from: input + ((n * g.inH + y) * g.inW) * c, count: g.inW * c)
+                    let row = image + (y + g.padTop) * p.inW * c
+                    row.update(repeating: 0, count: g.padLeft * c)
+                    (row + g.padLeft * c).update(from: input + ((n * g.inH + y) * g.inW) * c, count: g.inW * c)
+                    (row + (g.padLeft + g.inW) * c).update(repeating: 0, count: right * c)
                 }
             }
             let inner = DepthwiseConv2DLayer(geometry: p, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
@@ -87,11 +95,16 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     @inline(__always)
     func row(_ item: Int) {
         switch (g.kW, g.dilationW) {
-        case (3, 1): row(item, kW: 3)
-        case (5, 1): row(item, kW: 5)
+        case (3, 1): row3(item)
+        case (5, 1): row5(item)
         default: row(item, kW: g.kW)
         }
     }
+
+    // One copy of the row kernel per kernel width, so that the tap loop is unrolled with
+    // constant offsets (a shared copy with a runtime width runs the loop with its counter).
+    @inline(never) func row3(_ item: Int) { row(item, kW: 3) }
+    @inline(never) func row5(_ item: Int) { row(item, kW: 5) }
 
     @inline(__always)
     func row(_ item: Int, kW: Int) {
@@ -117,6 +130,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
         let alpha = epilogue.alpha, bias = epilogue.bias
         let step = sw * c
+        let rowStride = g.dilationH * g.inW * c
         while ox + 4 <= interiorHi {
             let out = outRow + ox * c
             let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
@@ -125,28 +139,28 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 let b = bias.map { load8($0 + ch) } ?? zero8
                 var a0 = b, a1 = b, a2 = b, a3 = b
                 for ky in kyLo..<kyHi {
-                    let p = inPix + ky * g.dilationH * g.inW * c + ch
-                    let w = weights + ky * kW * c + ch
+                    let p = inPix + (ky &* rowStride &+ ch)
+                    let w = weights + (ky &* kW &* c &+ ch)
                     for kx in 0..<kW {
-                        let wv = load8(w + kx * c)
-                        let q = p + kx * c
+                        let wv = load8(w + kx &* c)
+                        let q = p + kx &* c
                         a0 = a0 + load8(q) * wv
                         a1 = a1 + load8(q + step) * wv
-                        a2 = a2 + load8(q + 2 * step) * wv
-                        a3 = a3 + load8(q + 3 * step) * wv
+                        a2 = a2 + load8(q + 2 &* step) * wv
+                        a3 = a3 + load8(q + 3 &* step) * wv
                     }
                 }
                 if let al = alpha {
                     let av = load8(al + ch)
-                    a0 = a0.replacing(with: a0 * av, where: a0 .< zero8)
-                    a1 = a1.replacing(with: a1 * av, where: a1 .< zero8)
-                    a2 = a2.replacing(with: a2 * av, where: a2 .< zero8)
-                    a3 = a3.replacing(with: a3 * av, where: a3 .< zero8)
+                    a0 = preluLanes(a0, av)
+                    a1 = preluLanes(a1, av)
+                    a2 = preluLanes(a2, av)
+                    a3 = preluLanes(a3, av)
                 } else if lo > -.infinity {
-                    a0 = a0.replacing(with: lo8, where: a0 .< lo8).replacing(with: hi8, where: a0 .> hi8)
-                    a1 = a1.replacing(with: lo8, where: a1 .< lo8).replacing(with: hi8, where: a1 .> hi8)
-                    a2 = a2.replacing(with: lo8, where: a2 .< lo8).replacing(with: hi8, where: a2 .> hi8)
-                    a3 = a3.replacing(with: lo8, where: a3 .< lo8).replacing(with: hi8, where: a3 .> hi8)
+                    a0 = clampLanes(a0, lo8, hi8)
+                    a1 = clampLanes(a1, lo8, hi8)
+                    a2 = clampLanes(a2, lo8, hi8)
+                    a3 = clampLanes(a3, lo8, hi8)
                 }
                 store8(a0, out + ch)
                 store8(a1, out + c + ch)
@@ -159,28 +173,28 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 let b = bias.map { load4($0 + ch) } ?? zero4
                 var a0 = b, a1 = b, a2 = b, a3 = b
                 for ky in kyLo..<kyHi {
-                    let p = inPix + ky * g.dilationH * g.inW * c + ch
-                    let w = weights + ky * kW * c + ch
+                    let p = inPix + (ky &* rowStride &+ ch)
+                    let w = weights + (ky &* kW &* c &+ ch)
                     for kx in 0..<kW {
-                        let wv = load4(w + kx * c)
-                        let q = p + kx * c
+                        let wv = load4(w + kx &* c)
+                        let q = p + kx &* c
                         a0 = a0 + load4(q) * wv
                         a1 = a1 + load4(q + step) * wv
-                        a2 = a2 + load4(q + 2 * step) * wv
-                        a3 = a3 + load4(q + 3 * step) * wv
+                        a2 = a2 + load4(q + 2 &* step) * wv
+                        a3 = a3 + load4(q + 3 &* step) * wv
                     }
                 }
                 if let al = alpha {
                     let av = load4(al + ch)
-                    a0 = a0.replacing(with: a0 * av, where: a0 .< zero4)
-                    a1 = a1.replacing(with: a1 * av, where: a1 .< zero4)
-                    a2 = a2.replacing(with: a2 * av, where: a2 .< zero4)
-                    a3 = a3.replacing(with: a3 * av, where: a3 .< zero4)
+                    a0 = preluLanes(a0, av)
+                    a1 = preluLanes(a1, av)
+                    a2 = preluLanes(a2, av)
+                    a3 = preluLanes(a3, av)
                 } else if lo > -.infinity {
-                    a0 = a0.replacing(with: lo4, where: a0 .< lo4).replacing(with: hi4, where: a0 .> hi4)
-                    a1 = a1.replacing(with: lo4, where: a1 .< lo4).replacing(with: hi4, where: a1 .> hi4)
-                    a2 = a2.replacing(with: lo4, where: a2 .< lo4).replacing(with: hi4, where: a2 .> hi4)
-                    a3 = a3.replacing(with: lo4, where: a3 .< lo4).replacing(with: hi4, where: a3 .> hi4)
+                    a0 = clampLanes(a0, lo4, hi4)
+                    a1 = clampLanes(a1, lo4, hi4)
+                    a2 = clampLanes(a2, lo4, hi4)
+                    a3 = clampLanes(a3, lo4, hi4)
                 }
                 store4(a0, out + ch)
                 store4(a1, out + c + ch)
@@ -201,14 +215,14 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             while ch + 8 <= c {
                 var a0 = bias.map { load8($0 + ch) } ?? zero8
                 for ky in kyLo..<kyHi {
-                    let p = inPix + ky * g.dilationH * g.inW * c + ch
-                    let w = weights + ky * kW * c + ch
-                    for kx in 0..<kW { a0 = a0 + load8(p + kx * c) * load8(w + kx * c) }
+                    let p = inPix + (ky &* rowStride &+ ch)
+                    let w = weights + (ky &* kW &* c &+ ch)
+                    for kx in 0..<kW { a0 = a0 + load8(p + kx &* c) * load8(w + kx &* c) }
                 }
                 if let al = alpha {
-                    a0 = a0.replacing(with: a0 * load8(al + ch), where: a0 .< zero8)
+                    a0 = preluLanes(a0, load8(al + ch))
                 } else if lo > -.infinity {
-                    a0 = a0.replacing(with: lo8, where: a0 .< lo8).replacing(with: hi8, where: a0 .> hi8)
+                    a0 = clampLanes(a0, lo8, hi8)
                 }
                 store8(a0, out + ch)
                 ch += 8
@@ -225,12 +239,13 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func channelTail(_ out: UnsafeMutablePointer<Float>, _ inPix: UnsafeMutablePointer<Float>, from first: Int,
                      _ kyLo: Int, _ kyHi: Int, kW: Int) {
         let c = g.inC
+        let rowStride = g.dilationH * g.inW * c
         let (lo, hi) = epilogue.bounds
         for ch in first..<c {
             var acc = epilogue.bias?[ch] ?? 0
             for ky in kyLo..<kyHi {
-                let p = inPix + ky * g.dilationH * g.inW * c + ch
-                let w = weights + ky * kW * c + ch
+                let p = inPix + (ky &* rowStride &+ ch)
+                let w = weights + (ky &* kW &* c &+ ch)
                 for kx in 0..<kW { acc += p[kx * c] * w[kx * c] }
             }
             if let a = epilogue.alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
@@ -262,9 +277,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 }
             }
             if let a = alpha {
-                acc = acc.replacing(with: acc * load8(a + ch), where: acc .< zero8)
+                acc = preluLanes(acc, load8(a + ch))
             } else {
-                acc = acc.replacing(with: lo8, where: acc .< lo8).replacing(with: hi8, where: acc .> hi8)
+                acc = clampLanes(acc, lo8, hi8)
             }
             store8(acc, out + ch)
             ch += 8

@@ -30,7 +30,7 @@ final class MaxPool2DLayer: Layer {
                     for iy in y0..<y1 {
                         for ix in x0..<x1 {
                             let v = load8(input + ((n * g.inH + iy) * g.inW + ix) * c + ch)
-                            m = m.replacing(with: v, where: v .> m)
+                            m = maxLanes(v, m)
                         }
                     }
                     store8(m, out + ch)

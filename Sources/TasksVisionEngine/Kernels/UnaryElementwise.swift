@@ -43,7 +43,7 @@ final class UnaryElementwiseLayer: Layer {
         var i = 0
         while i + 8 <= count {
             let v = load8(input + i)
-            store8(v.replacing(with: lo8, where: v .< lo8).replacing(with: hi8, where: v .> hi8), output + i)
+            store8(clampLanes(v, lo8, hi8), output + i)
             i += 8
         }
         while i < count { output[i] = min(max(input[i], lo), hi); i += 1 }
