@@ -24,6 +24,44 @@ final class EdgeImageTests: XCTestCase {
         }
     }
 
+    /// All-black and all-white frames in every orientation, and a 10000x10000 frame, through
+    /// every task (video mode too): no crash, no NaN, nothing found in a flat image.
+    func testFlatFramesInEveryOrientationAndAHugeFrame() throws {
+        let face = try FaceDetector(modelPath: try Paths.model("blaze_face_short_range.tflite"))
+        var ho = HandLandmarkerOptions()
+        ho.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
+        ho.runningMode = .video
+        ho.numHands = 2
+        let hands = try HandLandmarker(options: ho)
+        var go = GestureRecognizerOptions()
+        go.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
+        let gestures = try GestureRecognizer(options: go)
+        let po = PoseDetectorOptions()
+        po.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
+        po.detectorMode = .stream
+        let pose = try PoseDetector.poseDetector(options: po)
+        var t = 0
+        func check(_ image: MPImage, _ what: String) throws {
+            t += 33
+            XCTAssertEqual(try face.detect(image: image).detections.count, 0, what)
+            let h = try hands.detect(videoFrame: image, timestampInMilliseconds: t)
+            XCTAssertEqual(h.landmarks.count, 0, what)
+            XCTAssertEqual(try gestures.recognize(image: image).gestures.count, 0, what)
+            for p in try pose.results(in: VisionImage(image: image), timestampInMilliseconds: t) {
+                XCTAssertTrue(p.landmarks.allSatisfy { $0.position.x.isFinite && $0.position.y.isFinite && $0.inFrameLikelihood.isFinite }, what)
+            }
+        }
+        for value: UInt8 in [0, 255] {
+            for orientation in ImageOrientation.allCases {
+                let image = try MPImage(pixels: [UInt8](repeating: value, count: 320 * 240 * 4), width: 320, height: 240,
+                                        pixelFormat: .bgra8, orientation: orientation)
+                try check(image, "\(value) \(orientation)")
+            }
+        }
+        let huge = try MPImage(pixels: [UInt8](repeating: 255, count: 10_000 * 10_000), width: 10_000, height: 10_000, pixelFormat: .gray8)
+        try check(huge, "10000x10000")
+    }
+
     func testGrayPhotoFindsTheFace() throws {
         let rgb = try TestImages.load(Paths.images + "/face_frontal_1.png")
         var gray = [UInt8]()
