@@ -124,6 +124,15 @@ public enum JPEG {
             p += 2 + length
         }
         guard decodedAny else { throw bad("no image data") }
+        // Every component needs a plane covering the image: a scan may have left one out, or a
+        // later frame header may have replaced the components after the scans.
+        let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
+        for c in components {
+            let cw = (width * c.h + hmax - 1) / hmax, ch = (height * c.v + vmax - 1) / vmax
+            guard !c.plane.isEmpty, c.plane.count == c.blocksW * c.blocksH * 64, c.blocksW * 8 >= cw, c.blocksH * 8 >= ch else {
+                throw bad("component \(c.id) has no image data for the \(width)x\(height) frame")
+            }
+        }
         return try assemble(components, width: width, height: height, orientation: orientation)
     }
 
