@@ -122,37 +122,20 @@ struct Epilogue {
         }
     }
 
-    /// The epilogue without its bias and residual, for a GEMM whose output was preset with them.
-    var activationOnly: Epilogue { Epilogue(activation: activation, alpha: alpha) }
+    /// The epilogue without its bias, for a GEMM whose output was preset with the bias.
+    var withoutBias: Epilogue { Epilogue(residual: residual, residualChannels: residualChannels, activation: activation, alpha: alpha) }
 
-    /// Whether `preset` has anything to write (else the GEMM should overwrite with beta 0).
-    var hasPreset: Bool { bias != nil || residual != nil }
-
-    /// Writes bias + residual into `rows` rows, so that a GEMM with beta 1 adds its product
-    /// to them: no separate pass for them afterwards, and no zeroing of the output first.
-    func preset(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int, firstRow: Int = 0) {
-        let rc = residualChannels > 0 ? min(residualChannels, channels) : channels
+    /// Writes the bias into `rows` rows, so that a GEMM with beta 1 adds its product to it:
+    /// no zeroing of the output first and no bias pass afterwards. The sum is the same as
+    /// adding the bias after the product (alpha is 1, the product is summed before it is
+    /// added); the residual is still added afterwards, in TFLite's order.
+    func presetBias(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int) {
+        guard let bias else { return }
         for r in 0..<rows {
             let row = data + r &* stride
             var c = 0
-            if let bias, let residual, rc == channels {
-                let rrow = residual + (firstRow &+ r) &* rc
-                while c &+ 8 <= channels { store8(load8(bias + c) + load8(rrow + c), row + c); c &+= 8 }
-                while c < channels { row[c] = bias[c] + rrow[c]; c &+= 1 }
-                continue
-            }
-            if let bias {
-                while c &+ 8 <= channels { store8(load8(bias + c), row + c); c &+= 8 }
-                while c < channels { row[c] = bias[c]; c &+= 1 }
-            } else {
-                row.update(repeating: 0, count: channels)
-            }
-            if let residual {
-                let rrow = residual + (firstRow &+ r) &* rc
-                c = 0
-                while c &+ 8 <= rc { store8(load8(row + c) + load8(rrow + c), row + c); c &+= 8 }
-                while c < rc { row[c] += rrow[c]; c &+= 1 }
-            }
+            while c &+ 8 <= channels { store8(load8(bias + c), row + c); c &+= 8 }
+            while c < channels { row[c] = bias[c]; c &+= 1 }
         }
     }
 

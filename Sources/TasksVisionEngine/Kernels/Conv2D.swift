@@ -42,8 +42,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// [Cout, kH, kW, Cin] as in the model: exactly the transposed B of the GEMM.
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
-    /// What of the epilogue remains after the GEMM (bias and residual are preset).
-    let activation: Epilogue
+    /// What of the epilogue remains after the GEMM (the bias is preset).
+    let afterGEMM: Epilogue
     let pointwise: Bool
     let k: Int
     let tileRows: Int
@@ -58,7 +58,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         self.output = output
         self.weights = weights
         self.epilogue = epilogue
-        activation = epilogue.activationOnly
+        afterGEMM = epilogue.withoutBias
         k = g.kH * g.kW * g.inC
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inH == g.outH && g.inW == g.outW
@@ -89,13 +89,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 im2col(image: n, firstPixel: p0, rows: rows, into: scratch)
                 a = UnsafePointer(scratch)
             }
-            // Bias and residual go in first and the GEMM adds to them (beta 1), which also spares
-            // OpenBLAS zeroing the output; only the activation is left for afterwards.
-            let preset = epilogue.hasPreset
-            if preset { epilogue.preset(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0) }
+            // The bias goes in first and the GEMM adds to it (beta 1), which also spares OpenBLAS
+            // zeroing the output; the residual and activation are left for afterwards.
+            let preset = epilogue.bias != nil
+            if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
                         1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
-            activation.apply(out, rows: rows, channels: g.outC, stride: g.outC)
+            afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
         }
     }
 
