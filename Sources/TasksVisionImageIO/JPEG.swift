@@ -75,6 +75,12 @@ public enum JPEG {
                     Component(id: Int(seg[6 + 3 * i]), h: max(1, Int(seg[7 + 3 * i] >> 4)), v: max(1, Int(seg[7 + 3 * i] & 15)), tq: Int(seg[8 + 3 * i] & 3))
                 }
                 guard components.allSatisfy({ $0.h <= 4 && $0.v <= 4 }) else { throw bad("sampling factors") }
+                // Each component must cover the image a whole number of times (libjpeg's usual
+                // cases: 4:4:4, 4:2:2, 4:2:0, 4:1:1); other ratios would leave planes short.
+                let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
+                guard components.allSatisfy({ hmax % $0.h == 0 && vmax % $0.v == 0 }) else {
+                    throw ImageIOError.unsupported(file: name, reason: "sampling factors \(components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
+                }
             case 0xC2, 0xC6, 0xCA:
                 throw ImageIOError.unsupported(file: name, reason: "progressive JPEG is not supported (baseline only)")
             case 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCE, 0xCF:
@@ -311,7 +317,8 @@ public enum JPEG {
         }
         func sample(_ i: Int, _ x: Int, _ y: Int) -> Int {
             let p = planes[i]
-            return Int(p.plane[(y / p.fy) * p.stride + x / p.fx])
+            let k = (y / p.fy) * p.stride + x / p.fx
+            return k < p.plane.count ? Int(p.plane[k]) : 0
         }
         if components.count == 1 {
             var out = [UInt8](repeating: 0, count: width * height)
