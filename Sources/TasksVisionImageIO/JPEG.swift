@@ -204,19 +204,21 @@ public enum JPEG {
         var tmp = [Float](repeating: 0, count: 64)
         func decodeBlock(_ ci: Int, bx: Int, by: Int) throws {
             for i in 0..<64 { coefficients[i] = 0 }
-            let c = components[ci]
-            let s = try decodeSymbol(dc[c.td])
+            // Copy out the scalars only: holding the whole Component would keep a second reference
+            // to its plane and make every write below copy the plane (quadratic in image size).
+            let td = components[ci].td, ta = components[ci].ta, tq = components[ci].tq, stride = components[ci].blocksW * 8
+            let s = try decodeSymbol(dc[td])
             guard s <= 16 else { throw bad("DC magnitude") }
             components[ci].pred += extend(try receive(s), s)
-            coefficients[0] = components[ci].pred * quant[c.tq][0]
+            coefficients[0] = components[ci].pred * quant[tq][0]
             var k = 1
             while k < 64 {
-                let rs = try decodeSymbol(ac[c.ta])
+                let rs = try decodeSymbol(ac[ta])
                 let r = rs >> 4, sz = rs & 15
                 if sz == 0 { if r == 15 { k += 16; continue }; break }
                 k += r
                 guard k < 64 else { throw bad("AC coefficient index") }
-                coefficients[zigzag[k]] = extend(try receive(sz), sz) * quant[c.tq][zigzag[k]]
+                coefficients[zigzag[k]] = extend(try receive(sz), sz) * quant[tq][zigzag[k]]
                 k += 1
             }
             // Separable inverse DCT.
@@ -232,18 +234,20 @@ public enum JPEG {
                     block[y * 8 + x] = s
                 } }
             }
-            let stride = c.blocksW * 8
-            for y in 0..<8 { for x in 0..<8 {
-                let v = Int((block[y * 8 + x] + 128).rounded())
-                let o = (by * 8 + y) * stride + bx * 8 + x
-                if o < components[ci].plane.count { components[ci].plane[o] = UInt8(max(0, min(255, v))) }
-            } }
+            components[ci].plane.withUnsafeMutableBufferPointer { plane in
+                for y in 0..<8 { for x in 0..<8 {
+                    let v = Int((block[y * 8 + x] + 128).rounded())
+                    let o = (by * 8 + y) * stride + bx * 8 + x
+                    if o < plane.count { plane[o] = UInt8(max(0, min(255, v))) }
+                } }
+            }
         }
         let single = scan.count == 1
         let units: Int
         if single {
-            let c = components[scan[0]]
-            let bw = (((width * c.h) + hmax - 1) / hmax + 7) / 8, bh = (((height * c.v) + vmax - 1) / vmax + 7) / 8
+            // Scalars only, never a Component copy, while its plane is written (see decodeBlock).
+            let h = components[scan[0]].h, v = components[scan[0]].v
+            let bw = (((width * h) + hmax - 1) / hmax + 7) / 8, bh = (((height * v) + vmax - 1) / vmax + 7) / 8
             units = bw * bh
             var n = 0
             for by in 0..<bh { for bx in 0..<bw {
@@ -256,8 +260,8 @@ public enum JPEG {
             for my in 0..<mcusY { for mx in 0..<mcusX {
                 try handleRestart(&n)
                 for ci in scan {
-                    let c = components[ci]
-                    for v in 0..<c.v { for h in 0..<c.h { try decodeBlock(ci, bx: mx * c.h + h, by: my * c.v + v) } }
+                    let ch = components[ci].h, cv = components[ci].v
+                    for v in 0..<cv { for h in 0..<ch { try decodeBlock(ci, bx: mx * ch + h, by: my * cv + v) } }
                 }
             } }
         }
