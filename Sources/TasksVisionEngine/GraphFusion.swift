@@ -32,17 +32,19 @@ extension Graph {
             guard other != out, other >= 0, tensors[addOut].shape == tensors[out].shape else { continue }
             var residualChannels = 0
             var removePad: Int? = nil
-            if tensors[other].shape != tensors[out].shape {
-                // A PAD that only appends zero channels, read by this ADD alone.
-                guard let pi = nodes.firstIndex(where: { $0.outputs.first == other }), nodes[pi].op == .pad, counts[other] == 1,
-                      nodes[pi].inputs.count == 2, let pads = tensors[nodes[pi].inputs[1]].constant?.ints(),
-                      let src = nodes[pi].inputs.first, src >= 0, tensors[src].constant == nil,
-                      tensors[src].shape.count == tensors[out].shape.count, pads.count == 2 * tensors[out].shape.count,
-                      pads.dropLast(1).allSatisfy({ $0 == 0 }),
-                      Array(tensors[src].shape.dropLast()) == Array(tensors[out].shape.dropLast()) else { continue }
+            // A PAD that only appends zero channels to the other operand, read by this ADD alone,
+            // is folded in too: the epilogue adds the narrower tensor to the first channels.
+            if let pi = nodes.firstIndex(where: { $0.outputs.first == other }), nodes[pi].op == .pad, counts[other] == 1,
+               nodes[pi].inputs.count == 2, let pads = tensors[nodes[pi].inputs[1]].constant?.ints(),
+               let src = nodes[pi].inputs.first, src >= 0, tensors[src].constant == nil,
+               tensors[src].shape.count == tensors[out].shape.count, pads.count == 2 * tensors[out].shape.count,
+               pads.dropLast(1).allSatisfy({ $0 == 0 }),
+               Array(tensors[src].shape.dropLast()) == Array(tensors[out].shape.dropLast()) {
                 residualChannels = tensors[src].shape.last ?? 0
                 removePad = pi
                 other = src
+            } else if tensors[other].shape != tensors[out].shape {
+                continue
             }
             // The residual's producer must run before the convolution's new place.
             let producer = nodes.firstIndex { $0.outputs.contains(other) }

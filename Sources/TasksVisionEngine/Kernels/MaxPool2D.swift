@@ -25,6 +25,14 @@ final class MaxPool2DLayer: Layer {
                 let y0 = max(0, oy * g.strideH - g.padTop), y1 = min(g.inH, oy * g.strideH - g.padTop + g.kH)
                 let x0 = max(0, ox * g.strideW - g.padLeft), x1 = min(g.inW, ox * g.strideW - g.padLeft + g.kW)
                 var ch = 0
+                if y1 - y0 == 2 && x1 - x0 == 2 {
+                    // The common full 2x2 window: four loads per vector, no loops.
+                    let a = input + ((n &* g.inH &+ y0) &* g.inW &+ x0) &* c, b = a + g.inW &* c
+                    while ch &+ 8 <= c {
+                        store8(maxLanes(maxLanes(load8(a + ch), load8(a + (c &+ ch))), maxLanes(load8(b + ch), load8(b + (c &+ ch)))), out + ch)
+                        ch &+= 8
+                    }
+                }
                 while ch + 8 <= c {
                     var m = SIMD8<Float>(repeating: -.infinity)
                     for iy in y0..<y1 {
@@ -42,8 +50,8 @@ final class MaxPool2DLayer: Layer {
                     out[ch] = m
                     ch += 1
                 }
-                epilogue.apply(out, rows: 1, channels: c, stride: c)
             }
+            epilogue.apply(output + (n * g.outH + oy) * g.outW * c, rows: g.outW, channels: c, stride: c)
         }
     }
 }
