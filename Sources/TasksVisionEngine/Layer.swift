@@ -144,7 +144,7 @@ struct Epilogue {
                       hasBias: Bool, hasResidual: Bool, hasAlpha: Bool) {
         let (lo, hi) = bounds
         let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
-        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
+        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi)
         let b = bias ?? UnsafePointer(data), res = residual ?? UnsafePointer(data), a = alpha ?? UnsafePointer(data)
         let rc = residualChannels > 0 ? min(residualChannels, channels) : channels
         for r in 0..<rows {
