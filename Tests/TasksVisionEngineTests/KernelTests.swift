@@ -283,6 +283,25 @@ final class KernelTests: XCTestCase {
         ReduceLayer(kind: "REDUCE_MAX", function: .max, input: xB.pointer, inShape: [2, 3, 4], axes: [0, 2], output: oB.pointer).run(context)
         for j in 0..<3 { XCTAssertEqual(oB.values[j], (0..<2).flatMap { i in (0..<4).map { x[(i * 3 + j) * 4 + $0] } }.max()!) }
 
+        // Global pooling over H and W of NHWC (its own vectorized path), 11 channels (not a multiple
+        // of 8): the same bits as a sum in pixel order.
+        let pool = random(2 * 3 * 5 * 11)
+        let poolB = Buffer(pool), pB = Buffer(zeros: 22)
+        for function in [ReduceLayer.Function.mean, .max, .min] {
+            ReduceLayer(kind: "REDUCE", function: function, input: poolB.pointer, inShape: [2, 3, 5, 11], axes: [1, 2], output: pB.pointer).run(context)
+            for n in 0..<2 { for c in 0..<11 {
+                var terms: [Float] = []
+                for k in 0..<15 { terms.append(pool[(n * 15 + k) * 11 + c]) }
+                let expected: Float
+                switch function {
+                case .mean: expected = terms.reduce(0, +) / 15
+                case .max: expected = terms.max()!
+                case .min: expected = terms.min()!
+                }
+                XCTAssertEqual(pB.values[n * 11 + c], expected, "\(function) n \(n) c \(c)")
+            } }
+        }
+
         let sB = Buffer(zeros: 24)
         SoftmaxLayer(input: xB.pointer, output: sB.pointer, rows: 6, depth: 4, beta: 1).run(context)
         for r in 0..<6 {

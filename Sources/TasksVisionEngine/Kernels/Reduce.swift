@@ -24,33 +24,76 @@ final class ReduceLayer: Layer {
         let rank = inShape.count
         let initial: Float = function == .max ? -.infinity : (function == .min ? .infinity : 0)
         output.initialize(repeating: initial, count: outCount)
-        // Output strides along kept axes, 0 along reduced ones.
-        var outStrides = [Int](repeating: 0, count: rank)
-        var s = 1
-        for d in stride(from: rank - 1, through: 0, by: -1) where !reduced[d] { outStrides[d] = s; s *= inShape[d] }
         let count = inShape.reduce(1, *)
-        var index = [Int](repeating: 0, count: rank)
-        var o = 0
-        for i in 0..<count {
-            let v = input[i]
-            switch function {
-            case .mean: output[o] += v
-            case .max: if v > output[o] { output[o] = v }
-            case .min: if v < output[o] { output[o] = v }
-            }
-            var d = rank - 1
-            while d >= 0 {
-                index[d] += 1
-                o += outStrides[d]
-                if index[d] < inShape[d] { break }
-                o -= outStrides[d] * inShape[d]
-                index[d] = 0
-                d -= 1
-            }
+        if rank == 4 && reduced == [false, true, true, false] {
+            reduceSpatial()
+        } else {
+            reduceAnyAxes(count: count)
         }
         if function == .mean {
             let n = Float(max(count / max(outCount, 1), 1))
             for i in 0..<outCount { output[i] /= n }
+        }
+    }
+
+    /// NHWC over H and W (global pooling): whole channel vectors per pixel, in pixel order,
+    /// so every output sums the same terms in the same order as the general walk.
+    private func reduceSpatial() {
+        let pixels = inShape[1] * inShape[2], c = inShape[3]
+        for n in 0..<inShape[0] {
+            let out = output + n * c
+            var p = input + n * pixels * c
+            for _ in 0..<pixels {
+                var ch = 0
+                while ch &+ 8 <= c {
+                    let v = load8(p + ch), o = load8(out + ch)
+                    switch function {
+                    case .mean: store8(o + v, out + ch)
+                    case .max: store8(maxLanes(v, o), out + ch)
+                    case .min: store8(minLanes(v, o), out + ch)
+                    }
+                    ch &+= 8
+                }
+                while ch < c {
+                    let v = p[ch]
+                    switch function {
+                    case .mean: out[ch] += v
+                    case .max: if v > out[ch] { out[ch] = v }
+                    case .min: if v < out[ch] { out[ch] = v }
+                    }
+                    ch &+= 1
+                }
+                p += c
+            }
+        }
+    }
+
+    /// Any set of axes: one pass in input order with an odometer over the indices.
+    private func reduceAnyAxes(count: Int) {
+        let rank = inShape.count
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * max(rank, 1)) { scratch in
+            // Output strides along kept axes (0 along reduced ones), then the index odometer.
+            var s = 1
+            for d in stride(from: rank - 1, through: 0, by: -1) { scratch[d] = reduced[d] ? 0 : s; if !reduced[d] { s *= inShape[d] } }
+            for d in 0..<rank { scratch[rank + d] = 0 }
+            var o = 0
+            for i in 0..<count {
+                let v = input[i]
+                switch function {
+                case .mean: output[o] += v
+                case .max: if v > output[o] { output[o] = v }
+                case .min: if v < output[o] { output[o] = v }
+                }
+                var d = rank - 1
+                while d >= 0 {
+                    scratch[rank + d] += 1
+                    o += scratch[d]
+                    if scratch[rank + d] < inShape[d] { break }
+                    o -= scratch[d] * inShape[d]
+                    scratch[rank + d] = 0
+                    d -= 1
+                }
+            }
         }
     }
 }
