@@ -26,6 +26,11 @@ final class TaskRunner<Output>: @unchecked Sendable {
     /// Accepts a timestamp only if it is greater than the last accepted one.
     func accept(timestamp: Int) throws {
         lock.lock(); defer { lock.unlock() }
+        try acceptLocked(timestamp: timestamp)
+    }
+
+    /// `accept(timestamp:)` for a caller that already holds the lock.
+    private func acceptLocked(timestamp: Int) throws {
         if let last = lastTimestamp, timestamp <= last {
             throw VisionTaskError.nonMonotonicTimestamp(received: timestamp, previous: last)
         }
@@ -38,11 +43,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
     /// (the caller captures it strongly), so releasing the task mid-frame is safe.
     func submit<Input>(timestamp: Int, prepare: () -> Input, _ work: @escaping (Input) throws -> Output) throws -> Bool {
         lock.lock()
-        if let last = lastTimestamp, timestamp <= last {
-            lock.unlock()
-            throw VisionTaskError.nonMonotonicTimestamp(received: timestamp, previous: last)
-        }
-        lastTimestamp = timestamp
+        do { try acceptLocked(timestamp: timestamp) } catch { lock.unlock(); throw error }
         if inFlight { lock.unlock(); return false }
         inFlight = true
         lock.unlock()

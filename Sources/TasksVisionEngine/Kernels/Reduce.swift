@@ -9,6 +9,8 @@ final class ReduceLayer: Layer {
     let inShape: [Int]
     let reduced: [Bool]
     let outCount: Int
+    /// NHWC reduced over H and W only (global pooling), which has its own vectorized path.
+    let spatialOnly: Bool
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>, output: UnsafeMutablePointer<Float>) {
         self.kind = kind
@@ -18,14 +20,14 @@ final class ReduceLayer: Layer {
         self.inShape = inShape
         self.reduced = (0..<inShape.count).map { axes.contains($0) }
         self.outCount = zip(inShape, reduced).reduce(1) { $0 * ($1.1 ? 1 : $1.0) }
+        self.spatialOnly = reduced == [false, true, true, false]
     }
 
     func run(_ context: RunContext) {
-        let rank = inShape.count
         let initial: Float = function == .max ? -.infinity : (function == .min ? .infinity : 0)
         output.initialize(repeating: initial, count: outCount)
         let count = inShape.reduce(1, *)
-        if rank == 4 && reduced == [false, true, true, false] {
+        if spatialOnly {
             reduceSpatial()
         } else {
             reduceAnyAxes(count: count)
