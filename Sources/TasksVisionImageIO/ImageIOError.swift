@@ -31,5 +31,41 @@ public struct DecodedImage: Sendable, Equatable {
     }
 }
 
+extension DecodedImage {
+    /// The pixels turned and mirrored as the EXIF orientation says they are displayed
+    /// (orientation 1 afterwards), as MediaPipe's image loader does on decoding a file
+    /// (`MpImageCreateFromFile`), so that results are reported in the displayed image.
+    /// Returns the image unchanged when it has no orientation or orientation 1.
+    public func applyingExifOrientation() -> DecodedImage {
+        guard let o = exifOrientation, (2...8).contains(o) else { return self }
+        let w = width, h = height, c = channels
+        let transposed = o >= 5
+        let outW = transposed ? h : w, outH = transposed ? w : h
+        var out = [UInt8](repeating: 0, count: outW * outH * c)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<outH {
+                    for x in 0..<outW {
+                        // The stored pixel shown at (x, y).
+                        let (sx, sy): (Int, Int)
+                        switch o {
+                        case 2: (sx, sy) = (w - 1 - x, y)
+                        case 3: (sx, sy) = (w - 1 - x, h - 1 - y)
+                        case 4: (sx, sy) = (x, h - 1 - y)
+                        case 5: (sx, sy) = (y, x)
+                        case 6: (sx, sy) = (y, h - 1 - x)
+                        case 7: (sx, sy) = (w - 1 - y, h - 1 - x)
+                        default: (sx, sy) = (w - 1 - y, x)
+                        }
+                        let d = (y * outW + x) * c, s = (sy * w + sx) * c
+                        for k in 0..<c { dst[d + k] = src[s + k] }
+                    }
+                }
+            }
+        }
+        return DecodedImage(width: outW, height: outH, channels: c, pixels: out, exifOrientation: 1)
+    }
+}
+
 /// Largest image we decode (pixels), so a hostile header cannot exhaust memory.
 let maximumPixelCount = 1 << 28

@@ -1,54 +1,83 @@
 import Foundation
 
-/// Baseline and extended-sequential JPEG decoding (Huffman, 8-bit), gray or YCbCr
-/// with any chroma subsampling, restart markers and the EXIF orientation tag.
-/// Progressive and arithmetic-coded files are refused with a clear error.
+/// JPEG decoding (Huffman-coded, 8-bit): baseline, extended sequential and progressive;
+/// gray, YCbCr, RGB (Adobe/ID-tagged) or CMYK/YCCK; any chroma subsampling whose factors
+/// divide the largest; restart markers; the EXIF orientation tag.
+///
+/// The pixels are those MediaPipe decodes the same file to: MediaPipe's
+/// `Image.create_from_file` uses stb_image, so the reconstruction follows its arithmetic
+/// (the integer islow IDCT with 12-bit constants, 16-bit coefficient storage, triangle
+/// "fancy" chroma upsampling with its rounding, and 20-bit fixed-point YCbCr to RGB).
+/// Arithmetic-coded, lossless and hierarchical files are refused with a clear error.
 public enum JPEG {
     public static func isJPEG(_ bytes: [UInt8]) -> Bool { bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF }
 
     struct Component {
         var id: Int, h: Int, v: Int, tq: Int
         var td = 0, ta = 0
+        /// Blocks per row and column, MCU-padded.
         var blocksW = 0, blocksH = 0
-        var plane: [UInt8] = []
-        var pred = 0
+        /// Samples covering the image (the unpadded component size).
+        var width = 0, height = 0
+        /// 64 coefficients per block, in natural order, as 16-bit values (stb's `short`).
+        var coefficients: [Int16] = []
     }
 
+    /// A Huffman table: a 9-bit lookup for short codes, canonical decoding for the rest.
     struct HuffmanTable {
-        var lookup: [Int: (length: Int, symbol: UInt8)] = [:]  // key: length << 16 | code
+        static let fastBits = 9
+        var fast = [UInt16](repeating: 0xFFFF, count: 1 << fastBits)  // (length << 8 | symbol)
+        var maxCode = [Int](repeating: -1, count: 18)
+        var valueOffset = [Int](repeating: 0, count: 18)
+        var symbols: [UInt8] = []
+        var defined = false
+
         init() {}
         init(counts: [Int], symbols: [UInt8]) {
+            self.symbols = symbols
+            defined = true
             var code = 0, k = 0
             for len in 1...16 {
+                valueOffset[len] = k - code
                 for _ in 0..<counts[len - 1] {
-                    if k < symbols.count { lookup[len << 16 | code] = (len, symbols[k]) }
+                    if len <= Self.fastBits && k < symbols.count {
+                        let shift = Self.fastBits - len
+                        for fill in 0..<(1 << shift) { fast[(code << shift) | fill] = UInt16(len << 8) | UInt16(symbols[k]) }
+                    }
                     code += 1; k += 1
                 }
+                maxCode[len] = counts[len - 1] > 0 ? code - 1 : -1
                 code <<= 1
             }
         }
     }
 
-    static let zigzag: [Int] = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
-                                28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
+    /// stb_image's de-zigzag table, padded with 15 entries of 63 so that a corrupt run past
+    /// the end of a block lands on the last coefficient (as stb does) instead of failing.
+    static let dezigzag: [Int] = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+                                  28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
+        + [Int](repeating: 63, count: 15)
 
-    static let idctTable: [Float] = {
-        var t = [Float](repeating: 0, count: 64)
-        for x in 0..<8 { for u in 0..<8 {
-            let cu: Double = u == 0 ? 1 / 2.0.squareRoot() : 1
-            t[x * 8 + u] = Float(cu * cos(Double(2 * x + 1) * Double(u) * Double.pi / 16) / 2)
-        } }
-        return t
-    }()
+    /// Frame-wide state while decoding.
+    struct Frame {
+        var components: [Component] = []
+        var width = 0, height = 0
+        var progressive = false
+        var hmax = 1, vmax = 1
+        var mcusX = 0, mcusY = 0
+        var quant = [[Int]](repeating: [Int](repeating: 1, count: 64), count: 4)
+        var dc = [HuffmanTable](repeating: HuffmanTable(), count: 4)
+        var ac = [HuffmanTable](repeating: HuffmanTable(), count: 4)
+        var restartInterval = 0
+        var jfif = false
+        var adobeTransform: Int? = nil
+    }
 
     public static func decode(_ bytes: [UInt8], name: String) throws -> DecodedImage {
         func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
         guard isJPEG(bytes) else { throw bad("missing JPEG start-of-image marker") }
+        var f = Frame()
         var p = 2
-        var quant = [[Int]](repeating: [Int](repeating: 1, count: 64), count: 4)
-        var dc = [HuffmanTable](repeating: HuffmanTable(), count: 4), ac = [HuffmanTable](repeating: HuffmanTable(), count: 4)
-        var components: [Component] = []
-        var width = 0, height = 0, restart = 0
         var orientation: Int? = nil
         var decodedAny = false
         func u16(_ i: Int) throws -> Int {
@@ -65,25 +94,10 @@ public enum JPEG {
             guard length >= 2, p + 2 + length <= bytes.count else { throw bad("segment 0x\(String(marker, radix: 16)) runs past the end") }
             let seg = Array(bytes[(p + 4)..<(p + 2 + length)])
             switch marker {
-            case 0xC0, 0xC1:
-                guard seg.count >= 6, seg[0] == 8 else { throw ImageIOError.unsupported(file: name, reason: "only 8-bit JPEG is supported") }
-                height = Int(seg[1]) << 8 | Int(seg[2]); width = Int(seg[3]) << 8 | Int(seg[4])
-                let n = Int(seg[5])
-                guard n == 1 || n == 3, seg.count >= 6 + 3 * n else { throw ImageIOError.unsupported(file: name, reason: "\(n) color components") }
-                guard width > 0, height > 0, width * height <= maximumPixelCount else { throw ImageIOError.unsupported(file: name, reason: "size \(width)x\(height)") }
-                components = (0..<n).map { i in
-                    Component(id: Int(seg[6 + 3 * i]), h: max(1, Int(seg[7 + 3 * i] >> 4)), v: max(1, Int(seg[7 + 3 * i] & 15)), tq: Int(seg[8 + 3 * i] & 3))
-                }
-                guard components.allSatisfy({ $0.h <= 4 && $0.v <= 4 }) else { throw bad("sampling factors") }
-                // Each component must cover the image a whole number of times (libjpeg's usual
-                // cases: 4:4:4, 4:2:2, 4:2:0, 4:1:1); other ratios would leave planes short.
-                let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
-                guard components.allSatisfy({ hmax % $0.h == 0 && vmax % $0.v == 0 }) else {
-                    throw ImageIOError.unsupported(file: name, reason: "sampling factors \(components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
-                }
-            case 0xC2, 0xC6, 0xCA:
-                throw ImageIOError.unsupported(file: name, reason: "progressive JPEG is not supported (baseline only)")
-            case 0xC3, 0xC5, 0xC7, 0xC9, 0xCB, 0xCD, 0xCE, 0xCF:
+            case 0xC0, 0xC1, 0xC2:
+                guard !decodedAny else { throw bad("a second frame header after image data") }
+                try readFrameHeader(seg, progressive: marker == 0xC2, into: &f, name: name)
+            case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
                 throw ImageIOError.unsupported(file: name, reason: "lossless, hierarchical or arithmetic-coded JPEG is not supported")
             case 0xC4:
                 var q = 0
@@ -91,37 +105,32 @@ public enum JPEG {
                     let tc = Int(seg[q] >> 4), th = Int(seg[q] & 15)
                     let counts = (0..<16).map { Int(seg[q + 1 + $0]) }
                     let total = counts.reduce(0, +)
-                    guard th < 4, q + 17 + total <= seg.count else { throw bad("Huffman table") }
+                    guard tc <= 1, th < 4, total <= 256, q + 17 + total <= seg.count else { throw bad("Huffman table") }
                     let table = HuffmanTable(counts: counts, symbols: Array(seg[(q + 17)..<(q + 17 + total)]))
-                    if tc == 0 { dc[th] = table } else { ac[th] = table }
+                    if tc == 0 { f.dc[th] = table } else { f.ac[th] = table }
                     q += 17 + total
                 }
             case 0xDB:
                 var q = 0
                 while q < seg.count {
-                    let pq = Int(seg[q] >> 4), tq = Int(seg[q] & 3)
+                    let pq = Int(seg[q] >> 4), tq = Int(seg[q] & 15)
+                    guard pq <= 1, tq < 4 else { throw bad("quantization table") }
                     let size = pq == 0 ? 64 : 128
                     guard q + 1 + size <= seg.count else { throw bad("quantization table") }
-                    for i in 0..<64 { quant[tq][zigzag[i]] = pq == 0 ? Int(seg[q + 1 + i]) : Int(seg[q + 1 + 2 * i]) << 8 | Int(seg[q + 2 + 2 * i]) }
+                    for i in 0..<64 { f.quant[tq][dezigzag[i]] = pq == 0 ? Int(seg[q + 1 + i]) : Int(seg[q + 1 + 2 * i]) << 8 | Int(seg[q + 2 + 2 * i]) }
                     q += 1 + size
                 }
             case 0xDD:
-                restart = try u16(p + 4)
+                f.restartInterval = try u16(p + 4)
+            case 0xE0:
+                if seg.count >= 5 && Array(seg[0..<5]) == [0x4A, 0x46, 0x49, 0x46, 0] { f.jfif = true }
             case 0xE1:
                 orientation = orientation ?? exifOrientation(seg)
+            case 0xEE:
+                if seg.count >= 12 && Array(seg[0..<5]) == [0x41, 0x64, 0x6F, 0x62, 0x65] { f.adobeTransform = Int(seg[11]) }
             case 0xDA:
-                guard !components.isEmpty else { throw bad("scan before frame header") }
-                let n = Int(seg.first ?? 0)
-                guard n >= 1, seg.count >= 1 + 2 * n else { throw bad("scan header") }
-                var scan: [Int] = []
-                for i in 0..<n {
-                    guard let ci = components.firstIndex(where: { $0.id == Int(seg[1 + 2 * i]) }) else { throw bad("scan names an unknown component") }
-                    components[ci].td = Int(seg[2 + 2 * i] >> 4) & 3
-                    components[ci].ta = Int(seg[2 + 2 * i] & 15) & 3
-                    scan.append(ci)
-                }
-                p = try decodeScan(bytes, start: p + 2 + length, components: &components, scan: scan, width: width, height: height,
-                                   quant: quant, dc: dc, ac: ac, restart: restart, name: name)
+                guard !f.components.isEmpty else { throw bad("scan before frame header") }
+                p = try decodeScan(bytes, header: seg, start: p + 2 + length, frame: &f, name: name)
                 decodedAny = true
                 continue
             default:
@@ -130,16 +139,40 @@ public enum JPEG {
             p += 2 + length
         }
         guard decodedAny else { throw bad("no image data") }
-        // Every component needs a plane covering the image: a scan may have left one out, or a
-        // later frame header may have replaced the components after the scans.
-        let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
-        for c in components {
-            let cw = (width * c.h + hmax - 1) / hmax, ch = (height * c.v + vmax - 1) / vmax
-            guard !c.plane.isEmpty, c.plane.count == c.blocksW * c.blocksH * 64, c.blocksW * 8 >= cw, c.blocksH * 8 >= ch else {
-                throw bad("component \(c.id) has no image data for the \(width)x\(height) frame")
-            }
+        return reconstruct(f, orientation: orientation, name: name)
+    }
+
+    static func readFrameHeader(_ seg: [UInt8], progressive: Bool, into f: inout Frame, name: String) throws {
+        func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
+        guard seg.count >= 6, seg[0] == 8 else { throw ImageIOError.unsupported(file: name, reason: "only 8-bit JPEG is supported") }
+        f.height = Int(seg[1]) << 8 | Int(seg[2]); f.width = Int(seg[3]) << 8 | Int(seg[4])
+        let n = Int(seg[5])
+        guard n == 1 || n == 3 || n == 4, seg.count >= 6 + 3 * n else { throw ImageIOError.unsupported(file: name, reason: "\(n) color components") }
+        guard f.width > 0, f.height > 0, f.width * f.height <= maximumPixelCount else {
+            throw ImageIOError.unsupported(file: name, reason: "size \(f.width)x\(f.height)")
         }
-        return try assemble(components, width: width, height: height, orientation: orientation)
+        f.progressive = progressive
+        f.components = (0..<n).map { i in
+            Component(id: Int(seg[6 + 3 * i]), h: Int(seg[7 + 3 * i] >> 4), v: Int(seg[7 + 3 * i] & 15), tq: Int(seg[8 + 3 * i]))
+        }
+        guard f.components.allSatisfy({ (1...4).contains($0.h) && (1...4).contains($0.v) && $0.tq < 4 }) else { throw bad("sampling factors or table index") }
+        f.hmax = f.components.map(\.h).max() ?? 1
+        f.vmax = f.components.map(\.v).max() ?? 1
+        // Each component must cover the image a whole number of times (4:4:4, 4:2:2, 4:2:0,
+        // 4:1:1, ...); stb_image rejects other ratios as corrupt too.
+        guard f.components.allSatisfy({ f.hmax % $0.h == 0 && f.vmax % $0.v == 0 }) else {
+            throw ImageIOError.unsupported(file: name, reason: "sampling factors \(f.components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
+        }
+        f.mcusX = (f.width + 8 * f.hmax - 1) / (8 * f.hmax)
+        f.mcusY = (f.height + 8 * f.vmax - 1) / (8 * f.vmax)
+        for i in f.components.indices {
+            let c = f.components[i]
+            f.components[i].width = (f.width * c.h + f.hmax - 1) / f.hmax
+            f.components[i].height = (f.height * c.v + f.vmax - 1) / f.vmax
+            f.components[i].blocksW = f.mcusX * c.h
+            f.components[i].blocksH = f.mcusY * c.v
+            f.components[i].coefficients = [Int16](repeating: 0, count: f.components[i].blocksW * f.components[i].blocksH * 64)
+        }
     }
 
     static func exifOrientation(_ seg: [UInt8]) -> Int? {
@@ -147,196 +180,493 @@ public enum JPEG {
         let t = Array(seg[6...])
         guard t.count >= 8 else { return nil }
         let little = t[0] == 0x49
-        func r16(_ i: Int) -> Int? { i + 1 < t.count ? (little ? Int(t[i]) | Int(t[i + 1]) << 8 : Int(t[i]) << 8 | Int(t[i + 1])) : nil }
+        func r16(_ i: Int) -> Int? { i >= 0 && i + 1 < t.count ? (little ? Int(t[i]) | Int(t[i + 1]) << 8 : Int(t[i]) << 8 | Int(t[i + 1])) : nil }
         func r32(_ i: Int) -> Int? {
-            guard i + 3 < t.count else { return nil }
+            guard i >= 0, i + 3 < t.count else { return nil }
             let b = (0..<4).map { Int(t[i + $0]) }
             return little ? b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24 : b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
         }
         guard let ifd = r32(4), let count = r16(ifd) else { return nil }
         for e in 0..<count {
             let entry = ifd + 2 + 12 * e
+            guard entry + 12 <= t.count else { return nil }
             if r16(entry) == 0x0112, let v = r16(entry + 8), (1...8).contains(v) { return v }
         }
         return nil
     }
 
-    /// Decodes one scan's entropy-coded data; returns the position after it.
-    static func decodeScan(_ bytes: [UInt8], start: Int, components: inout [Component], scan: [Int], width: Int, height: Int,
-                           quant: [[Int]], dc: [HuffmanTable], ac: [HuffmanTable], restart: Int, name: String) throws -> Int {
-        func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
-        let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
-        let mcusX = (width + 8 * hmax - 1) / (8 * hmax), mcusY = (height + 8 * vmax - 1) / (8 * vmax)
-        for i in components.indices where components[i].plane.isEmpty {
-            components[i].blocksW = mcusX * components[i].h
-            components[i].blocksH = mcusY * components[i].v
-            components[i].plane = [UInt8](repeating: 0, count: components[i].blocksW * components[i].blocksH * 64)
-        }
-        var p = start
-        var bitBuffer = 0, bitCount = 0
-        var hitMarker = false
-        func bit() throws -> Int {
-            if bitCount == 0 {
-                if hitMarker || p >= bytes.count { bitBuffer = 0; bitCount = 8 } else {
-                    let b = bytes[p]
+    /// Reads entropy-coded bits; past a marker (or the end) it feeds zeros, as decoders do.
+    struct BitReader {
+        let bytes: [UInt8]
+        var p: Int
+        var buffer: UInt64 = 0
+        var count = 0
+        var atMarker = false
+
+        init(_ bytes: [UInt8], at p: Int) { self.bytes = bytes; self.p = p }
+
+        @inline(__always) mutating func fill() {
+            while count <= 56 {
+                var b: UInt8 = 0
+                if !atMarker && p < bytes.count {
+                    b = bytes[p]
                     if b == 0xFF {
                         let next = p + 1 < bytes.count ? bytes[p + 1] : 0xD9
-                        if next == 0 { p += 2 } else { hitMarker = true; bitBuffer = 0; bitCount = 8; bitCount -= 1; return 0 }
-                    } else { p += 1 }
-                    bitBuffer = Int(b); bitCount = 8
+                        if next == 0 { p += 2 } else { atMarker = true; b = 0 }
+                    } else {
+                        p += 1
+                    }
+                }
+                buffer |= UInt64(b) << (56 - count)
+                count += 8
+            }
+        }
+        @inline(__always) mutating func bits(_ n: Int) -> Int {
+            if n == 0 { return 0 }
+            if count < n { fill() }
+            let v = Int(buffer >> (64 - n))
+            buffer <<= n
+            count -= n
+            return v
+        }
+        @inline(__always) mutating func bit() -> Int { bits(1) }
+        /// A magnitude category `s` read and sign-extended (JPEG's EXTEND).
+        @inline(__always) mutating func receiveExtend(_ s: Int) -> Int {
+            if s == 0 { return 0 }
+            let v = bits(s)
+            return v < 1 << (s - 1) ? v - (1 << s) + 1 : v
+        }
+        mutating func decode(_ t: HuffmanTable) -> Int? {
+            if count < 16 { fill() }
+            let look = Int(buffer >> (64 - HuffmanTable.fastBits))
+            let e = t.fast[look]
+            if e != 0xFFFF {
+                let len = Int(e >> 8)
+                buffer <<= len; count -= len
+                return Int(e & 0xFF)
+            }
+            for len in (HuffmanTable.fastBits + 1)...16 {
+                let code = Int(buffer >> (64 - len))
+                if code <= t.maxCode[len] {
+                    let k = code + t.valueOffset[len]
+                    guard k >= 0, k < t.symbols.count else { return nil }
+                    buffer <<= len; count -= len
+                    return Int(t.symbols[k])
                 }
             }
-            bitCount -= 1
-            return (bitBuffer >> bitCount) & 1
+            return nil
         }
-        func receive(_ n: Int) throws -> Int { var v = 0; for _ in 0..<n { v = v << 1 | (try bit()) }; return v }
-        func extend(_ v: Int, _ n: Int) -> Int { n == 0 ? 0 : (v < 1 << (n - 1) ? v - (1 << n) + 1 : v) }
-        func decodeSymbol(_ t: HuffmanTable) throws -> Int {
-            var code = 0
-            for len in 1...16 {
-                code = code << 1 | (try bit())
-                if let e = t.lookup[len << 16 | code] { return Int(e.symbol) }
-            }
-            throw bad("invalid Huffman code")
+        /// After a restart interval: drop the buffered bits and skip the RSTn marker there.
+        /// Returns false when the next marker is not a restart (the scan's data ends).
+        mutating func restart() -> Bool {
+            buffer = 0; count = 0; atMarker = false
+            while p + 2 < bytes.count && bytes[p] == 0xFF && bytes[p + 1] == 0xFF { p += 1 }
+            guard p + 1 < bytes.count, bytes[p] == 0xFF, (0xD0...0xD7).contains(bytes[p + 1]) else { atMarker = true; return false }
+            p += 2
+            return true
         }
-        var coefficients = [Int](repeating: 0, count: 64)
-        var block = [Float](repeating: 0, count: 64)
-        var tmp = [Float](repeating: 0, count: 64)
-        func decodeBlock(_ ci: Int, bx: Int, by: Int) throws {
-            for i in 0..<64 { coefficients[i] = 0 }
-            // Copy out the scalars only: holding the whole Component would keep a second reference
-            // to its plane and make every write below copy the plane (quadratic in image size).
-            let td = components[ci].td, ta = components[ci].ta, tq = components[ci].tq, stride = components[ci].blocksW * 8
-            let s = try decodeSymbol(dc[td])
-            guard s <= 16 else { throw bad("DC magnitude") }
-            components[ci].pred += extend(try receive(s), s)
-            coefficients[0] = components[ci].pred * quant[tq][0]
-            var k = 1
-            while k < 64 {
-                let rs = try decodeSymbol(ac[ta])
-                let r = rs >> 4, sz = rs & 15
-                if sz == 0 { if r == 15 { k += 16; continue }; break }
-                k += r
-                guard k < 64 else { throw bad("AC coefficient index") }
-                coefficients[zigzag[k]] = extend(try receive(sz), sz) * quant[tq][zigzag[k]]
-                k += 1
-            }
-            // Separable inverse DCT.
-            idctTable.withUnsafeBufferPointer { t in
-                for y in 0..<8 { for x in 0..<8 {
-                    var s: Float = 0
-                    for u in 0..<8 { s += t[x * 8 + u] * Float(coefficients[y * 8 + u]) }
-                    tmp[y * 8 + x] = s
-                } }
-                for x in 0..<8 { for y in 0..<8 {
-                    var s: Float = 0
-                    for v in 0..<8 { s += t[y * 8 + v] * tmp[v * 8 + x] }
-                    block[y * 8 + x] = s
-                } }
-            }
-            components[ci].plane.withUnsafeMutableBufferPointer { plane in
-                for y in 0..<8 { for x in 0..<8 {
-                    let v = Int((block[y * 8 + x] + 128).rounded())
-                    let o = (by * 8 + y) * stride + bx * 8 + x
-                    if o < plane.count { plane[o] = UInt8(max(0, min(255, v))) }
-                } }
+    }
+
+    /// Decodes one scan into the components' coefficients; returns the position after it.
+    static func decodeScan(_ bytes: [UInt8], header seg: [UInt8], start: Int, frame f: inout Frame, name: String) throws -> Int {
+        func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
+        let n = Int(seg.first ?? 0)
+        guard (1...4).contains(n), seg.count >= 4 + 2 * n else { throw bad("scan header") }
+        var scan: [Int] = []
+        for i in 0..<n {
+            guard let ci = f.components.firstIndex(where: { $0.id == Int(seg[1 + 2 * i]) }) else { throw bad("scan names an unknown component") }
+            f.components[ci].td = Int(seg[2 + 2 * i] >> 4)
+            f.components[ci].ta = Int(seg[2 + 2 * i] & 15)
+            guard f.components[ci].td < 4, f.components[ci].ta < 4 else { throw bad("scan table index") }
+            scan.append(ci)
+        }
+        let ss = Int(seg[1 + 2 * n]), se = Int(seg[2 + 2 * n])
+        let ah = Int(seg[3 + 2 * n] >> 4), al = Int(seg[3 + 2 * n] & 15)
+        if f.progressive {
+            guard ss <= 63, se <= 63, ss <= se, ah <= 13, al <= 13 else { throw bad("progressive scan parameters") }
+            guard (ss == 0) == (se == 0) else { throw bad("a progressive scan mixes DC and AC coefficients") }
+            guard ss == 0 || n == 1 else { throw bad("an AC scan with \(n) components") }
+        }
+        for ci in scan {
+            let c = f.components[ci]
+            let needDC = !f.progressive || (ss == 0 && ah == 0)
+            let needAC = !f.progressive || ss > 0
+            if needDC && !f.dc[c.td].defined { throw bad("scan uses undefined DC Huffman table \(c.td)") }
+            if needAC && !f.ac[c.ta].defined { throw bad("scan uses undefined AC Huffman table \(c.ta)") }
+        }
+        // The coefficients are taken out of the frame while the scan writes them (one owner,
+        // no copy) and put back at the end, whether the scan finishes or fails.
+        var coefs = f.components.map(\.coefficients)
+        for i in f.components.indices { f.components[i].coefficients = [] }
+        defer { for i in f.components.indices { f.components[i].coefficients = coefs[i] } }
+        let comps = f.components, quant = f.quant, dcTables = f.dc, acTables = f.ac, progressive = f.progressive
+        var dcPred = [Int](repeating: 0, count: comps.count)
+        var reader = BitReader(bytes, at: start)
+        var eobRun = 0
+        var todo = f.restartInterval > 0 ? f.restartInterval : Int.max
+
+        // One block of one component, at block (bx, by) of its coefficient grid.
+        func block(_ ci: Int, _ bx: Int, _ by: Int) throws {
+            let base = (by * comps[ci].blocksW + bx) * 64
+            let td = comps[ci].td, ta = comps[ci].ta, tq = comps[ci].tq
+            try coefs[ci].withUnsafeMutableBufferPointer { all in
+                let data = UnsafeMutableBufferPointer(rebasing: all[base..<(base + 64)])
+                if !progressive {
+                    // Baseline: coefficients dequantized as they are read, stored as 16 bits.
+                    guard let t = reader.decode(dcTables[td]), t <= 15 else { throw bad("invalid DC code") }
+                    let dc = dcPred[ci] &+ reader.receiveExtend(t)
+                    dcPred[ci] = dc
+                    data[0] = Int16(truncatingIfNeeded: dc &* quant[tq][0])
+                    var k = 1
+                    repeat {
+                        guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
+                        let s = rs & 15, r = rs >> 4
+                        if s == 0 {
+                            if rs != 0xF0 { break }
+                            k += 16
+                        } else {
+                            k += r
+                            let zig = dezigzag[min(k, 78)]
+                            k += 1
+                            data[zig] = Int16(truncatingIfNeeded: reader.receiveExtend(s) &* quant[tq][zig])
+                        }
+                    } while k < 64
+                    return
+                }
+                if ss == 0 {
+                    // Progressive DC: first pass or one refinement bit.
+                    if ah == 0 {
+                        guard let t = reader.decode(dcTables[td]), t <= 15 else { throw bad("invalid DC code") }
+                        let dc = dcPred[ci] &+ reader.receiveExtend(t)
+                        dcPred[ci] = dc
+                        data[0] = Int16(truncatingIfNeeded: dc &* (1 << al))
+                    } else if reader.bit() != 0 {
+                        data[0] = data[0] &+ Int16(truncatingIfNeeded: 1 << al)
+                    }
+                    return
+                }
+                if ah == 0 {
+                    // Progressive AC, first pass over the band, with end-of-band runs.
+                    if eobRun > 0 { eobRun -= 1; return }
+                    var k = ss
+                    repeat {
+                        guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
+                        let s = rs & 15, r = rs >> 4
+                        if s == 0 {
+                            if r < 15 {
+                                eobRun = (1 << r) - 1
+                                if r > 0 { eobRun += reader.bits(r) }
+                                break
+                            }
+                            k += 16
+                        } else {
+                            k += r
+                            let zig = dezigzag[min(k, 78)]
+                            k += 1
+                            data[zig] = Int16(truncatingIfNeeded: reader.receiveExtend(s) &* (1 << al))
+                        }
+                    } while k <= se
+                    return
+                }
+                // Progressive AC refinement.
+                let bitValue = Int16(truncatingIfNeeded: 1 << al)
+                func refine(_ zig: Int) {
+                    if data[zig] != 0 && reader.bit() != 0 && (data[zig] & bitValue) == 0 {
+                        data[zig] = data[zig] > 0 ? data[zig] &+ bitValue : data[zig] &- bitValue
+                    }
+                }
+                if eobRun > 0 {
+                    eobRun -= 1
+                    for k in ss...se { refine(dezigzag[k]) }
+                    return
+                }
+                var k = ss
+                repeat {
+                    guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
+                    var s = rs & 15, r = rs >> 4
+                    if s == 0 {
+                        if r < 15 {
+                            eobRun = (1 << r) - 1
+                            if r > 0 { eobRun += reader.bits(r) }
+                            r = 64  // the rest of the band only refines
+                        }
+                    } else {
+                        guard s == 1 else { throw bad("AC refinement magnitude \(s)") }
+                        s = reader.bit() != 0 ? Int(bitValue) : -Int(bitValue)
+                    }
+                    while k <= se {
+                        let zig = dezigzag[k]
+                        k += 1
+                        if data[zig] != 0 {
+                            refine(zig)
+                        } else {
+                            if r == 0 { data[zig] = Int16(truncatingIfNeeded: s); break }
+                            r -= 1
+                        }
+                    }
+                } while k <= se
             }
         }
-        let single = scan.count == 1
-        let units: Int
-        if single {
-            // Scalars only, never a Component copy, while its plane is written (see decodeBlock).
-            let h = components[scan[0]].h, v = components[scan[0]].v
-            let bw = (((width * h) + hmax - 1) / hmax + 7) / 8, bh = (((height * v) + vmax - 1) / vmax + 7) / 8
-            units = bw * bh
-            var n = 0
-            for by in 0..<bh { for bx in 0..<bw {
-                try handleRestart(&n)
-                try decodeBlock(scan[0], bx: bx, by: by)
-            } }
+
+        func restartIfDue() {
+            todo -= 1
+            if todo <= 0 && f.restartInterval > 0 {
+                _ = reader.restart()
+                for ci in dcPred.indices { dcPred[ci] = 0 }
+                eobRun = 0
+                todo = f.restartInterval
+            }
+        }
+
+        if scan.count == 1 {
+            // Non-interleaved: the component's own blocks, unpadded, in raster order.
+            let ci = scan[0]
+            let bw = (comps[ci].width + 7) / 8, bh = (comps[ci].height + 7) / 8
+            for by in 0..<bh {
+                for bx in 0..<bw {
+                    try block(ci, bx, by)
+                    restartIfDue()
+                }
+            }
         } else {
-            units = mcusX * mcusY
-            var n = 0
-            for my in 0..<mcusY { for mx in 0..<mcusX {
-                try handleRestart(&n)
-                for ci in scan {
-                    let ch = components[ci].h, cv = components[ci].v
-                    for v in 0..<cv { for h in 0..<ch { try decodeBlock(ci, bx: mx * ch + h, by: my * cv + v) } }
+            for my in 0..<f.mcusY {
+                for mx in 0..<f.mcusX {
+                    for ci in scan {
+                        let ch = comps[ci].h, cv = comps[ci].v
+                        for v in 0..<cv { for h in 0..<ch { try block(ci, mx * ch + h, my * cv + v) } }
+                    }
+                    restartIfDue()
                 }
-            } }
-        }
-        _ = units
-        func handleRestart(_ n: inout Int) throws {
-            if restart > 0 && n > 0 && n % restart == 0 {
-                // Align to the next marker, expect RSTn.
-                bitCount = 0
-                hitMarker = false
-                while p + 1 < bytes.count && !(bytes[p] == 0xFF && (0xD0...0xD7).contains(bytes[p + 1])) { p += 1 }
-                if p + 1 < bytes.count { p += 2 }
-                for i in components.indices { components[i].pred = 0 }
             }
-            n += 1
         }
-        // Skip to the next marker.
-        while p + 1 < bytes.count && !(bytes[p] == 0xFF && bytes[p + 1] != 0 && !(0xD0...0xD7).contains(bytes[p + 1])) { p += 1 }
+        // Continue at the next marker that is not a restart.
+        var p = reader.p
+        while p + 1 < bytes.count && !(bytes[p] == 0xFF && bytes[p + 1] != 0 && bytes[p + 1] != 0xFF && !(0xD0...0xD7).contains(bytes[p + 1])) { p += 1 }
         return p
     }
 
-    /// libjpeg's "fancy" (triangle-filter) upsampling of a chroma plane by 2 in x, and by 2 in y when `vertical`.
-    static func fancyUpsample(_ c: Component, width cw: Int, height ch: Int, vertical: Bool) -> (plane: [UInt8], stride: Int) {
+    // MARK: - Reconstruction (stb_image's arithmetic)
+
+    /// stb's `f2f`: a constant in 12-bit fixed point, rounded as its C expression does.
+    static func f2f(_ x: Float) -> Int32 { Int32((Double(x * 4096) + 0.5).rounded(.towardZero)) }
+    static let c0541 = f2f(0.5411961), cm1847 = f2f(-1.847759065), c0765 = f2f(0.765366865)
+    static let c1175 = f2f(1.175875602), c0298 = f2f(0.298631336), c2053 = f2f(2.053119869), c3072 = f2f(3.072711026)
+    static let c1501 = f2f(1.501321110), cm0899 = f2f(-0.899976223), cm2562 = f2f(-2.562915447), cm1961 = f2f(-1.961570560)
+    static let cm0390 = f2f(-0.390180644)
+
+    /// The islow 1-D IDCT (jidctint's, as stb writes it): returns x0..x3 and t0..t3 whose
+    /// sums and differences are the outputs.
+    @inline(__always)
+    static func idct1D(_ s0: Int32, _ s1: Int32, _ s2: Int32, _ s3: Int32, _ s4: Int32, _ s5: Int32, _ s6: Int32, _ s7: Int32)
+        -> (x0: Int32, x1: Int32, x2: Int32, x3: Int32, t0: Int32, t1: Int32, t2: Int32, t3: Int32) {
+        var p2 = s2, p3 = s6
+        var p1 = (p2 &+ p3) &* c0541
+        var t2 = p1 &+ p3 &* cm1847
+        var t3 = p1 &+ p2 &* c0765
+        p2 = s0; p3 = s4
+        var t0 = (p2 &+ p3) &* 4096
+        var t1 = (p2 &- p3) &* 4096
+        let x0 = t0 &+ t3, x3 = t0 &- t3, x1 = t1 &+ t2, x2 = t1 &- t2
+        t0 = s7; t1 = s5; t2 = s3; t3 = s1
+        p3 = t0 &+ t2
+        var p4 = t1 &+ t3
+        p1 = t0 &+ t3
+        p2 = t1 &+ t2
+        let p5 = (p3 &+ p4) &* c1175
+        t0 = t0 &* c0298; t1 = t1 &* c2053; t2 = t2 &* c3072; t3 = t3 &* c1501
+        p1 = p5 &+ p1 &* cm0899
+        p2 = p5 &+ p2 &* cm2562
+        p3 = p3 &* cm1961
+        p4 = p4 &* cm0390
+        t3 = t3 &+ p1 &+ p4
+        t2 = t2 &+ p2 &+ p3
+        t1 = t1 &+ p2 &+ p4
+        t0 = t0 &+ p1 &+ p3
+        return (x0, x1, x2, x3, t0, t1, t2, t3)
+    }
+
+    @inline(__always) static func clamp8(_ x: Int32) -> UInt8 { x < 0 ? 0 : (x > 255 ? 255 : UInt8(x)) }
+
+    /// Inverse DCT of one block of dequantized coefficients into 8x8 samples.
+    static func idctBlock(_ d: UnsafeBufferPointer<Int16>, _ out: UnsafeMutablePointer<UInt8>, stride: Int) {
+        var v = [Int32](repeating: 0, count: 64)
+        for i in 0..<8 {
+            if d[i + 8] == 0 && d[i + 16] == 0 && d[i + 24] == 0 && d[i + 32] == 0 && d[i + 40] == 0 && d[i + 48] == 0 && d[i + 56] == 0 {
+                let dc = Int32(d[i]) &* 4
+                for r in 0..<8 { v[i + 8 * r] = dc }
+                continue
+            }
+            var r = idct1D(Int32(d[i]), Int32(d[i + 8]), Int32(d[i + 16]), Int32(d[i + 24]), Int32(d[i + 32]), Int32(d[i + 40]),
+                           Int32(d[i + 48]), Int32(d[i + 56]))
+            // 12 fractional bits from the constants; keep 2 more than the input for the rows.
+            r.x0 &+= 512; r.x1 &+= 512; r.x2 &+= 512; r.x3 &+= 512
+            v[i] = (r.x0 &+ r.t3) >> 10; v[i + 56] = (r.x0 &- r.t3) >> 10
+            v[i + 8] = (r.x1 &+ r.t2) >> 10; v[i + 48] = (r.x1 &- r.t2) >> 10
+            v[i + 16] = (r.x2 &+ r.t1) >> 10; v[i + 40] = (r.x2 &- r.t1) >> 10
+            v[i + 24] = (r.x3 &+ r.t0) >> 10; v[i + 32] = (r.x3 &- r.t0) >> 10
+        }
+        for i in 0..<8 {
+            let b = 8 * i
+            var r = idct1D(v[b], v[b + 1], v[b + 2], v[b + 3], v[b + 4], v[b + 5], v[b + 6], v[b + 7])
+            // 17 bits to remove (12 + 2 + 3), rounded, and the +128 level shift folded in.
+            let bias: Int32 = 65536 + (128 << 17)
+            r.x0 &+= bias; r.x1 &+= bias; r.x2 &+= bias; r.x3 &+= bias
+            let o = out + i * stride
+            o[0] = clamp8((r.x0 &+ r.t3) >> 17); o[7] = clamp8((r.x0 &- r.t3) >> 17)
+            o[1] = clamp8((r.x1 &+ r.t2) >> 17); o[6] = clamp8((r.x1 &- r.t2) >> 17)
+            o[2] = clamp8((r.x2 &+ r.t1) >> 17); o[5] = clamp8((r.x2 &- r.t1) >> 17)
+            o[3] = clamp8((r.x3 &+ r.t0) >> 17); o[4] = clamp8((r.x3 &- r.t0) >> 17)
+        }
+    }
+
+    /// A component's samples: dequantized (progressive files) and inverse transformed.
+    static func plane(_ c: Component, quant: [Int], progressive: Bool) -> [UInt8] {
         let stride = c.blocksW * 8
-        func at(_ x: Int, _ y: Int) -> Int { Int(c.plane[min(max(y, 0), ch - 1) * stride + min(max(x, 0), cw - 1)]) }
-        let ow = cw * 2, oh = vertical ? ch * 2 : ch
-        var out = [UInt8](repeating: 0, count: ow * oh)
-        for oy in 0..<oh {
-            let y = vertical ? oy / 2 : oy
-            let neighbour = vertical ? (oy % 2 == 0 ? y - 1 : y + 1) : y
-            func colsum(_ x: Int) -> Int { vertical ? at(x, y) * 3 + at(x, neighbour) : at(x, y) }
-            for x in 0..<cw {
-                let this = colsum(x), last = x > 0 ? colsum(x - 1) : this, next = x < cw - 1 ? colsum(x + 1) : this
-                let o = oy * ow + 2 * x
-                if vertical {
-                    out[o] = UInt8(clamping: x == 0 ? (this * 4 + 8) >> 4 : (this * 3 + last + 8) >> 4)
-                    out[o + 1] = UInt8(clamping: x == cw - 1 ? (this * 4 + 7) >> 4 : (this * 3 + next + 7) >> 4)
-                } else {
-                    out[o] = UInt8(clamping: x == 0 ? this : (this * 3 + last + 1) >> 2)
-                    out[o + 1] = UInt8(clamping: x == cw - 1 ? this : (this * 3 + next + 2) >> 2)
+        var out = [UInt8](repeating: 0, count: stride * c.blocksH * 8)
+        // stb transforms the blocks that cover the component; MCU padding stays 0 (never read).
+        let bw = min(c.blocksW, (c.width + 7) / 8), bh = min(c.blocksH, (c.height + 7) / 8)
+        var block = [Int16](repeating: 0, count: 64)
+        c.coefficients.withUnsafeBufferPointer { coef in
+            out.withUnsafeMutableBufferPointer { o in
+                guard let ob = o.baseAddress else { return }
+                for by in 0..<bh {
+                    for bx in 0..<bw {
+                        let base = (by * c.blocksW + bx) * 64
+                        for i in 0..<64 {
+                            block[i] = progressive ? coef[base + i] &* Int16(truncatingIfNeeded: quant[i]) : coef[base + i]
+                        }
+                        block.withUnsafeBufferPointer { idctBlock($0, ob + by * 8 * stride + bx * 8, stride: stride) }
+                    }
                 }
             }
         }
-        return (out, ow)
+        return out
     }
 
-    static func assemble(_ components: [Component], width: Int, height: Int, orientation: Int?) throws -> DecodedImage {
-        let hmax = components.map(\.h).max() ?? 1, vmax = components.map(\.v).max() ?? 1
-        // Each component as a full-resolution plane (fancy upsampling for 2x1 and 2x2 chroma).
-        let planes: [(plane: [UInt8], stride: Int, fx: Int, fy: Int)] = components.map { c in
-            let fx = hmax / c.h, fy = vmax / c.v
-            let cw = (width * c.h + hmax - 1) / hmax, ch = (height * c.v + vmax - 1) / vmax
-            if fx == 2 && (fy == 1 || fy == 2) && cw > 0 && ch > 0 {
-                let up = fancyUpsample(c, width: cw, height: ch, vertical: fy == 2)
-                return (up.plane, up.stride, 1, 1)
+    /// One output row of a component at full resolution from its rows `near` and `far`
+    /// (stb's resample_row_* kernels: copy, vertical, horizontal, both by 2, else nearest).
+    static func resampleRow(_ near: UnsafePointer<UInt8>, _ far: UnsafePointer<UInt8>, width w: Int, hs: Int, vs: Int,
+                            into out: UnsafeMutablePointer<UInt8>) {
+        func div4(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: x >> 2) }
+        func div16(_ x: Int) -> UInt8 { UInt8(truncatingIfNeeded: x >> 4) }
+        switch (hs, vs) {
+        case (1, 1):
+            out.update(from: near, count: w)
+        case (1, 2):
+            for i in 0..<w { out[i] = div4(3 * Int(near[i]) + Int(far[i]) + 2) }
+        case (2, 1):
+            if w == 1 { out[0] = near[0]; out[1] = near[0]; break }
+            out[0] = near[0]
+            out[1] = div4(Int(near[0]) * 3 + Int(near[1]) + 2)
+            var i = 1
+            while i < w - 1 {
+                let n = 3 * Int(near[i]) + 2
+                out[2 * i] = div4(n + Int(near[i - 1]))
+                out[2 * i + 1] = div4(n + Int(near[i + 1]))
+                i += 1
             }
-            return (c.plane, c.blocksW * 8, fx, fy)
+            out[2 * i] = div4(Int(near[w - 2]) * 3 + Int(near[w - 1]) + 2)
+            out[2 * i + 1] = near[w - 1]
+        case (2, 2):
+            if w == 1 { let v = div4(3 * Int(near[0]) + Int(far[0]) + 2); out[0] = v; out[1] = v; break }
+            var t1 = 3 * Int(near[0]) + Int(far[0])
+            out[0] = div4(t1 + 2)
+            for i in 1..<w {
+                let t0 = t1
+                t1 = 3 * Int(near[i]) + Int(far[i])
+                out[2 * i - 1] = div16(3 * t0 + t1 + 8)
+                out[2 * i] = div16(3 * t1 + t0 + 8)
+            }
+            out[2 * w - 1] = div4(t1 + 2)
+        default:
+            for i in 0..<w { for j in 0..<hs { out[i * hs + j] = near[i] } }
         }
-        func sample(_ i: Int, _ x: Int, _ y: Int) -> Int {
-            let p = planes[i]
-            let k = (y / p.fy) * p.stride + x / p.fx
-            return k < p.plane.count ? Int(p.plane[k]) : 0
+    }
+
+    /// stb's `float2fixed`: 12 bits, shifted to 20, from a float expression.
+    static func float2fixed(_ x: Float) -> Int32 { Int32(x * 4096 + 0.5) << 8 }
+    static let crR = float2fixed(1.40200), crG = -float2fixed(0.71414), cbG = -float2fixed(0.34414), cbB = float2fixed(1.77200)
+
+    @inline(__always) static func clampShift20(_ x: Int32) -> UInt8 { clamp8(x >> 20) }
+
+    /// `x * y / 255` rounded, as stb's `blinn_8x8` (CMYK to RGB).
+    @inline(__always) static func blinn(_ x: UInt8, _ y: UInt8) -> UInt8 {
+        let t = Int(x) * Int(y) + 128
+        return UInt8(truncatingIfNeeded: (t + (t >> 8)) >> 8)
+    }
+
+    static func reconstruct(_ f: Frame, orientation: Int?, name: String) -> DecodedImage {
+        let w = f.width, h = f.height
+        let planes = f.components.map { plane($0, quant: f.quant[$0.tq], progressive: f.progressive) }
+        let n = f.components.count
+        let outChannels = n >= 3 ? 3 : 1
+        let isRGB = n == 3 && (f.components.map(\.id) == [82, 71, 66] || (f.adobeTransform == 0 && !f.jfif))
+        var out = [UInt8](repeating: 0, count: w * h * outChannels)
+        // Per component: the two source rows the next output row is made from (stb's
+        // resampler state: rows advance every `vs` output rows, starting half-way).
+        struct Resampler { var hs: Int, vs: Int, ystep: Int, ypos = 0, line0 = 0, line1 = 0, widthLow: Int }
+        var res = f.components.map { c -> Resampler in
+            let hs = f.hmax / c.h, vs = f.vmax / c.v
+            return Resampler(hs: hs, vs: vs, ystep: vs >> 1, widthLow: (w + hs - 1) / hs)
         }
-        if components.count == 1 {
-            var out = [UInt8](repeating: 0, count: width * height)
-            for y in 0..<height { for x in 0..<width { out[y * width + x] = UInt8(sample(0, x, y)) } }
-            return DecodedImage(width: width, height: height, channels: 1, pixels: out, exifOrientation: orientation)
+        var lineBuffers = [[UInt8]](repeating: [UInt8](repeating: 0, count: w + 3), count: n)
+        for y in 0..<h {
+            for k in 0..<n {
+                let c = f.components[k], r = res[k]
+                let stride = c.blocksW * 8
+                let bottom = r.ystep >= (r.vs >> 1)
+                let nearRow = bottom ? r.line1 : r.line0, farRow = bottom ? r.line0 : r.line1
+                planes[k].withUnsafeBufferPointer { pl in
+                    lineBuffers[k].withUnsafeMutableBufferPointer { lb in
+                        guard let src = pl.baseAddress, let dst = lb.baseAddress else { return }
+                        resampleRow(src + nearRow * stride, src + farRow * stride, width: r.widthLow, hs: r.hs, vs: r.vs, into: dst)
+                    }
+                }
+                res[k].ystep += 1
+                if res[k].ystep >= r.vs {
+                    res[k].ystep = 0
+                    res[k].line0 = res[k].line1
+                    res[k].ypos += 1
+                    if res[k].ypos < c.height { res[k].line1 += 1 }
+                }
+            }
+            convertRow(y: y, width: w, rows: lineBuffers, components: n, isRGB: isRGB, adobe: f.adobeTransform, into: &out)
         }
-        var out = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height { for x in 0..<width {
-            let Y = Float(sample(0, x, y)), cb = Float(sample(1, x, y)) - 128, cr = Float(sample(2, x, y)) - 128
-            let o = (y * width + x) * 3
-            out[o] = UInt8(max(0, min(255, (Y + 1.402 * cr).rounded())))
-            out[o + 1] = UInt8(max(0, min(255, (Y - 0.344136 * cb - 0.714136 * cr).rounded())))
-            out[o + 2] = UInt8(max(0, min(255, (Y + 1.772 * cb).rounded())))
-        } }
-        return DecodedImage(width: width, height: height, channels: 3, pixels: out, exifOrientation: orientation)
+        return DecodedImage(width: w, height: h, channels: outChannels, pixels: out, exifOrientation: orientation)
+    }
+
+    /// Colour conversion of one output row from the upsampled component rows.
+    static func convertRow(y: Int, width w: Int, rows: [[UInt8]], components n: Int, isRGB: Bool, adobe: Int?,
+                           into out: inout [UInt8]) {
+        if n == 1 {
+            for x in 0..<w { out[y * w + x] = rows[0][x] }
+            return
+        }
+        let o = y * w * 3
+        let Y = rows[0], cb = rows[1], cr = rows[2]
+        func ycc(_ x: Int) -> (UInt8, UInt8, UInt8) {
+            let yf = (Int32(Y[x]) << 20) + (1 << 19)
+            let crv = Int32(cr[x]) - 128, cbv = Int32(cb[x]) - 128
+            let r = yf &+ crv &* crR
+            let g = yf &+ crv &* crG &+ ((cbv &* cbG) & Int32(bitPattern: 0xFFFF_0000))
+            let b = yf &+ cbv &* cbB
+            return (clampShift20(r), clampShift20(g), clampShift20(b))
+        }
+        for x in 0..<w {
+            var px: (UInt8, UInt8, UInt8)
+            if n == 3 {
+                px = isRGB ? (Y[x], cb[x], cr[x]) : ycc(x)
+            } else if adobe == 0 {  // CMYK
+                let m = rows[3][x]
+                px = (blinn(Y[x], m), blinn(cb[x], m), blinn(cr[x], m))
+            } else if adobe == 2 {  // YCCK
+                let m = rows[3][x]
+                let c = ycc(x)
+                px = (blinn(255 - c.0, m), blinn(255 - c.1, m), blinn(255 - c.2, m))
+            } else {
+                px = ycc(x)
+            }
+            out[o + 3 * x] = px.0; out[o + 3 * x + 1] = px.1; out[o + 3 * x + 2] = px.2
+        }
     }
 }

@@ -3,7 +3,7 @@ import TasksVision
 
 /// `vision faces [options] PATH...`
 enum FacesCommand {
-    static let usage = "usage: vision faces [--model M] [--min-detection-confidence X] [--min-suppression-threshold X] [--orientation O] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])"
+    static let usage = "usage: vision faces [--model M] [--min-detection-confidence X] [--min-suppression-threshold X] [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])"
 
     static func run(_ args: [String]) throws {
         let parser = try OptionParser(args, valued: TaskCommandSupport.commonValued.union(["--min-detection-confidence", "--min-suppression-threshold"]),

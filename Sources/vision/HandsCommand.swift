@@ -11,7 +11,7 @@ enum HandsCommand {
         if parser.positional.isEmpty && parser.value("--video") == nil {
             throw UsageError("usage: vision \(name) [--model M] [--num-hands N] [--min-hand-detection-confidence X] [--min-hand-presence-confidence X] [--min-tracking-confidence X]"
                              + (gestures ? " [--canned-allowlist A,B] [--canned-denylist A,B] [--score-threshold X]" : "")
-                             + " [--orientation O] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
+                             + " [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
         }
         if !gestures, let bad = ["--canned-allowlist", "--canned-denylist", "--score-threshold"].first(where: { parser.value($0) != nil }) {
             throw UsageError("\(bad) is an option of 'vision gestures'")

@@ -15,7 +15,7 @@ enum PoseCommand {
     static func run(_ args: [String]) throws {
         let parser = try OptionParser(args, valued: TaskCommandSupport.commonValued.union(["--mode"]), flags: TaskCommandSupport.commonFlags.union(["--accurate"]))
         if parser.positional.isEmpty && parser.value("--video") == nil {
-            throw UsageError("usage: vision pose [--accurate] [--mode stream|single-image] [--model M] [--orientation O] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
+            throw UsageError("usage: vision pose [--accurate] [--mode stream|single-image] [--model M] [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
         }
         let options: CommonPoseDetectorOptions = parser.flags.contains("--accurate") ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
         options.modelAssetPath = try parser.value("--model")

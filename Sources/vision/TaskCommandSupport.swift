@@ -16,7 +16,7 @@ struct JSONLine<T: Encodable>: Encodable {
 enum TaskCommandSupport {
     /// Options every task command takes.
     static let commonValued: Set<String> = ["--model", "--orientation", "--video", "--fps", "--overlay", "--threads"]
-    static let commonFlags: Set<String> = ["--json", "--exif"]
+    static let commonFlags: Set<String> = ["--json", "--ignore-exif"]
 
     /// A model in Models/: next to the working directory, or above the executable, or $TASKSVISION_MODELS.
     static func defaultModel(_ name: String) throws -> String {
@@ -60,12 +60,15 @@ enum TaskCommandSupport {
         return files
     }
 
-    /// Decodes an image file into an `MPImage`.
-    static func load(_ path: String, orientation: ImageOrientation?, useExif: Bool) throws -> MPImage {
-        let decoded = try ImageFile.read(path)
+    /// Decodes an image file into an `MPImage`. As MediaPipe's `Image.create_from_file`, the
+    /// pixels are first turned as the file's EXIF orientation says (unless `ignoreExif`), so
+    /// results are in the displayed image; `--orientation` then applies on top, as MediaPipe's
+    /// `rotation_degrees` does.
+    static func load(_ path: String, orientation: ImageOrientation?, ignoreExif: Bool) throws -> MPImage {
+        var decoded = try ImageFile.read(path)
+        if !ignoreExif { decoded = decoded.applyingExifOrientation() }
         let format: MPImage.PixelFormat = decoded.channels == 1 ? .gray8 : (decoded.channels == 3 ? .rgb8 : .rgba8)
-        let o = orientation ?? (useExif ? decoded.exifOrientation.flatMap(ImageOrientation.init(exifValue:)) : nil) ?? .up
-        return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format, orientation: o)
+        return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format, orientation: orientation ?? .up)
     }
 
     static let encoder: JSONEncoder = {
@@ -91,7 +94,7 @@ enum TaskCommandSupport {
     /// Runs `body` over the inputs: each image in image mode, or a folder of frames in video mode.
     static func forEachInput(_ parser: OptionParser, _ body: (_ file: String, _ image: MPImage, _ timestamp: Int?) throws -> Void) throws {
         let orientation = try orientation(parser)
-        let useExif = parser.flags.contains("--exif")
+        let ignoreExif = parser.flags.contains("--ignore-exif")
         if let dir = parser.value("--video") {
             let fps = try float(parser, "--fps", default: 1000.0 / 33)
             guard fps > 0 else { throw UsageError("--fps must be positive") }
@@ -100,7 +103,7 @@ enum TaskCommandSupport {
             let step = parser.value("--fps") == nil ? 33.0 : 1000.0 / Double(fps)
             for (i, f) in frames.enumerated() {
                 progress(i, frames.count, f)
-                try body(f, try load(f, orientation: orientation, useExif: useExif), Int((Double(i) * step).rounded()))
+                try body(f, try load(f, orientation: orientation, ignoreExif: ignoreExif), Int((Double(i) * step).rounded()))
             }
             return
         }
@@ -108,7 +111,7 @@ enum TaskCommandSupport {
         guard !files.isEmpty else { throw UsageError("no images given") }
         for (i, f) in files.enumerated() {
             progress(i, files.count, f)
-            try body(f, try load(f, orientation: orientation, useExif: useExif), nil)
+            try body(f, try load(f, orientation: orientation, ignoreExif: ignoreExif), nil)
         }
     }
 }

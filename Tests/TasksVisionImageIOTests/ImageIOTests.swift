@@ -60,20 +60,41 @@ final class ImageIOTests: XCTestCase {
         }
     }
 
-    /// A baseline JPEG written by Pillow (kept as bytes in the fixture folder) decodes close to Pillow's pixels.
-    func testBaselineJPEGMatchesPillow() throws {
+    /// Every JPEG card (baseline, progressive, restart markers, 4:2:0/4:2:2/4:4:4, gray, CMYK,
+    /// EXIF-turned) decodes to exactly the pixels MediaPipe's `Image.create_from_file` gives
+    /// (stb_image inside), with the EXIF orientation applied as it does.
+    func testJPEGMatchesMediaPipeDecoding() throws {
         let dir = Self.root + "/Tests/Fixtures/imageio"
-        let jpeg = try ImageFile.read(dir + "/sample_420.jpg")
-        let reference = try ImageFile.read(dir + "/sample_420_pillow.png")
-        XCTAssertEqual(jpeg.width, reference.width)
-        XCTAssertEqual(jpeg.height, reference.height)
-        XCTAssertEqual(jpeg.channels, 3)
-        var total = 0
-        for (a, b) in zip(jpeg.pixels, reference.pixels) { total += abs(Int(a) - Int(b)) }
-        let mean = Double(total) / Double(jpeg.pixels.count)
-        XCTAssertLessThan(mean, 3.0, "mean absolute difference to Pillow")
-        let gray = try ImageFile.read(dir + "/sample_gray.jpg")
-        XCTAssertEqual(gray.channels, 1)
+        let cards = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".jpg") }.sorted()
+        XCTAssertGreaterThanOrEqual(cards.count, 9)
+        for name in cards {
+            let decoded = try ImageFile.read(dir + "/" + name).applyingExifOrientation()
+            let reference = try ImageFile.read(dir + "/" + name.replacingOccurrences(of: ".jpg", with: "_mediapipe.png"))
+            XCTAssertEqual(decoded.width, reference.width, name)
+            XCTAssertEqual(decoded.height, reference.height, name)
+            XCTAssertEqual(decoded.channels, reference.channels, name)
+            let differing = zip(decoded.pixels, reference.pixels).filter { $0 != $1 }.count
+            XCTAssertEqual(differing, 0, "\(name): bytes that differ from MediaPipe's decoding")
+        }
         XCTAssertEqual(try ImageFile.read(dir + "/sample_exif6.jpg").exifOrientation, 6)
+        XCTAssertEqual(try ImageFile.read(dir + "/sample_gray_progressive.jpg").channels, 1)
+    }
+
+    /// EXIF orientations 1-8 move each stored pixel where MediaPipe's loader puts it.
+    func testExifOrientationPermutesPixels() {
+        // 3x2 image, one channel: stored pixel values 0...5 in raster order.
+        let stored = DecodedImage(width: 3, height: 2, channels: 1, pixels: [0, 1, 2, 3, 4, 5])
+        let expected: [Int: (Int, Int, [UInt8])] = [
+            1: (3, 2, [0, 1, 2, 3, 4, 5]), 2: (3, 2, [2, 1, 0, 5, 4, 3]), 3: (3, 2, [5, 4, 3, 2, 1, 0]), 4: (3, 2, [3, 4, 5, 0, 1, 2]),
+            5: (2, 3, [0, 3, 1, 4, 2, 5]), 6: (2, 3, [3, 0, 4, 1, 5, 2]), 7: (2, 3, [5, 2, 4, 1, 3, 0]), 8: (2, 3, [2, 5, 1, 4, 0, 3]),
+        ]
+        for (o, (w, h, pixels)) in expected {
+            var image = stored
+            image.exifOrientation = o
+            let turned = image.applyingExifOrientation()
+            XCTAssertEqual(turned.width, w, "orientation \(o)")
+            XCTAssertEqual(turned.height, h, "orientation \(o)")
+            XCTAssertEqual(turned.pixels, pixels, "orientation \(o)")
+        }
     }
 }

@@ -49,6 +49,19 @@ final class FacesCommandTests: XCTestCase {
         XCTAssertEqual(obj?["height"] as? Int, 820)
     }
 
+    /// As MediaPipe's `Image.create_from_file`, a JPEG's EXIF orientation turns the pixels on
+    /// loading (the card is stored 16x12 with orientation 6: displayed 12x16); --ignore-exif keeps them.
+    func testExifOrientationIsAppliedUnlessIgnored() throws {
+        let card = CLI.root + "/Tests/Fixtures/imageio/sample_exif6.jpg"
+        for (args, size) in [([String](), (12, 16)), (["--ignore-exif"], (16, 12))] {
+            let r = try CLI.run(["faces", "--json"] + args + [card])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let obj = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            XCTAssertEqual(obj?["width"] as? Int, size.0, "\(args)")
+            XCTAssertEqual(obj?["height"] as? Int, size.1, "\(args)")
+        }
+    }
+
     func testHumanSummary() throws {
         let r = try CLI.run(["faces", images + "/faces_two_1.png"])
         XCTAssertEqual(r.status, 0, r.stderr)
