@@ -33,12 +33,14 @@ public enum JPEG {
         var defined = false
 
         init() {}
-        init(counts: [Int], symbols: [UInt8]) {
+        /// Nil when the code lengths overflow (more codes of a length than it has bit patterns).
+        init?(counts: [Int], symbols: [UInt8]) {
             self.symbols = symbols
             defined = true
             var code = 0, k = 0
             for len in 1...16 {
                 valueOffset[len] = k - code
+                guard code + counts[len - 1] <= 1 << len else { return nil }
                 for _ in 0..<counts[len - 1] {
                     if len <= Self.fastBits && k < symbols.count {
                         let shift = Self.fastBits - len
@@ -96,7 +98,7 @@ public enum JPEG {
             switch marker {
             case 0xC0, 0xC1, 0xC2:
                 guard !decodedAny else { throw bad("a second frame header after image data") }
-                try readFrameHeader(seg, progressive: marker == 0xC2, into: &f, name: name)
+                try readFrameHeader(seg, progressive: marker == 0xC2, fileSize: bytes.count, into: &f, name: name)
             case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
                 throw ImageIOError.unsupported(file: name, reason: "lossless, hierarchical or arithmetic-coded JPEG is not supported")
             case 0xC4:
@@ -106,7 +108,9 @@ public enum JPEG {
                     let counts = (0..<16).map { Int(seg[q + 1 + $0]) }
                     let total = counts.reduce(0, +)
                     guard tc <= 1, th < 4, total <= 256, q + 17 + total <= seg.count else { throw bad("Huffman table") }
-                    let table = HuffmanTable(counts: counts, symbols: Array(seg[(q + 17)..<(q + 17 + total)]))
+                    guard let table = HuffmanTable(counts: counts, symbols: Array(seg[(q + 17)..<(q + 17 + total)])) else {
+                        throw bad("Huffman table with more codes than its code lengths allow")
+                    }
                     if tc == 0 { f.dc[th] = table } else { f.ac[th] = table }
                     q += 17 + total
                 }
@@ -142,7 +146,7 @@ public enum JPEG {
         return reconstruct(f, orientation: orientation, name: name)
     }
 
-    static func readFrameHeader(_ seg: [UInt8], progressive: Bool, into f: inout Frame, name: String) throws {
+    static func readFrameHeader(_ seg: [UInt8], progressive: Bool, fileSize: Int, into f: inout Frame, name: String) throws {
         func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
         guard seg.count >= 6, seg[0] == 8 else { throw ImageIOError.unsupported(file: name, reason: "only 8-bit JPEG is supported") }
         f.height = Int(seg[1]) << 8 | Int(seg[2]); f.width = Int(seg[3]) << 8 | Int(seg[4])
@@ -163,6 +167,12 @@ public enum JPEG {
         guard f.components.allSatisfy({ f.hmax % $0.h == 0 && f.vmax % $0.v == 0 }) else {
             throw ImageIOError.unsupported(file: name, reason: "sampling factors \(f.components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
         }
+        // Every block costs at least one bit of entropy-coded data (its DC code), so a header
+        // claiming more blocks than the file has bits is refused before anything is allocated.
+        let blocks = f.components.reduce(0) { total, c in
+            total + ((f.width * c.h + f.hmax - 1) / f.hmax + 7) / 8 * (((f.height * c.v + f.vmax - 1) / f.vmax + 7) / 8)
+        }
+        guard blocks <= 8 * fileSize else { throw bad("a \(f.width)x\(f.height) frame of \(blocks) blocks in a file of \(fileSize) bytes") }
         f.mcusX = (f.width + 8 * f.hmax - 1) / (8 * f.hmax)
         f.mcusY = (f.height + 8 * f.vmax - 1) / (8 * f.vmax)
         for i in f.components.indices {
