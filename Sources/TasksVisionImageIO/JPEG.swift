@@ -315,6 +315,14 @@ public enum JPEG {
         var eobRun = 0
         var todo = f.restartInterval > 0 ? f.restartInterval : Int.max
 
+        // An AC symbol: zero run (high nibble) and magnitude size (low nibble).
+        func runAndSize(_ ta: Int) throws -> (run: Int, size: Int) {
+            guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
+            return (rs >> 4, rs & 15)
+        }
+        // The blocks after this one that an end-of-band code with run `r` also ends.
+        func bandRun(_ r: Int) -> Int { (1 << r) - 1 + (r > 0 ? reader.bits(r) : 0) }
+
         // One block of one component, at block (bx, by) of its coefficient grid.
         func block(_ ci: Int, _ bx: Int, _ by: Int) throws {
             let base = (by * comps[ci].blocksW + bx) * 64
@@ -360,12 +368,10 @@ public enum JPEG {
                     if eobRun > 0 { eobRun -= 1; return }
                     var k = ss
                     repeat {
-                        guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
-                        let s = rs & 15, r = rs >> 4
+                        let (r, s) = try runAndSize(ta)
                         if s == 0 {
                             if r < 15 {
-                                eobRun = (1 << r) - 1
-                                if r > 0 { eobRun += reader.bits(r) }
+                                eobRun = bandRun(r)
                                 break
                             }
                             k += 16
@@ -392,12 +398,10 @@ public enum JPEG {
                 }
                 var k = ss
                 repeat {
-                    guard let rs = reader.decode(acTables[ta]) else { throw bad("invalid AC code") }
-                    var s = rs & 15, r = rs >> 4
+                    var (r, s) = try runAndSize(ta)
                     if s == 0 {
                         if r < 15 {
-                            eobRun = (1 << r) - 1
-                            if r > 0 { eobRun += reader.bits(r) }
+                            eobRun = bandRun(r)
                             r = 64  // the rest of the band only refines
                         }
                     } else {
