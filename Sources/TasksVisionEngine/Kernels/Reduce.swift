@@ -9,8 +9,10 @@ final class ReduceLayer: Layer {
     let inShape: [Int]
     let reduced: [Bool]
     let outCount: Int
-    /// NHWC reduced over H and W only (global pooling), which has its own vectorized path.
-    let spatialOnly: Bool
+    /// When the reduced axes are one run of adjacent axes (global pooling over H and W, a
+    /// single axis): the input seen as [outer, span, inner], reduced over `span`, which has
+    /// its own vectorized path.
+    let block: (outer: Int, span: Int, inner: Int)?
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>, output: UnsafeMutablePointer<Float>) {
         self.kind = kind
@@ -20,15 +22,19 @@ final class ReduceLayer: Layer {
         self.inShape = inShape
         self.reduced = (0..<inShape.count).map { axes.contains($0) }
         self.outCount = zip(inShape, reduced).reduce(1) { $0 * ($1.1 ? 1 : $1.0) }
-        self.spatialOnly = reduced == [false, true, true, false]
+        if let first = reduced.firstIndex(of: true), let last = reduced.lastIndex(of: true), reduced[first...last].allSatisfy({ $0 }) {
+            block = (inShape[..<first].reduce(1, *), inShape[first...last].reduce(1, *), inShape[(last + 1)...].reduce(1, *))
+        } else {
+            block = nil
+        }
     }
 
     func run(_ context: RunContext) {
         let initial: Float = function == .max ? -.infinity : (function == .min ? .infinity : 0)
         output.initialize(repeating: initial, count: outCount)
         let count = inShape.reduce(1, *)
-        if spatialOnly {
-            reduceSpatial()
+        if let b = block {
+            reduceBlock(outer: b.outer, span: b.span, inner: b.inner)
         } else {
             reduceAnyAxes(count: count)
         }
@@ -38,14 +44,14 @@ final class ReduceLayer: Layer {
         }
     }
 
-    /// NHWC over H and W (global pooling): whole channel vectors per pixel, in pixel order,
-    /// so every output sums the same terms in the same order as the general walk.
-    private func reduceSpatial() {
-        let pixels = inShape[1] * inShape[2], c = inShape[3]
-        for n in 0..<inShape[0] {
+    /// [outer, span, inner] over `span` (for NHWC global pooling: whole channel vectors per
+    /// pixel, in pixel order), so every output sums the same terms in the same order as the
+    /// general walk.
+    private func reduceBlock(outer: Int, span: Int, inner c: Int) {
+        for n in 0..<outer {
             let out = output + n * c
-            var p = input + n * pixels * c
-            for _ in 0..<pixels {
+            var p = input + n * span * c
+            for _ in 0..<span {
                 var ch = 0
                 while ch &+ 8 <= c {
                     let v = load8(p + ch), o = load8(out + ch)
