@@ -33,6 +33,12 @@ struct ConvGeometry: Equatable {
 /// Output pixels are processed in fixed tiles so that the bias/activation
 /// epilogue runs while the tile is still in cache and so that threads split the
 /// work the same way at any thread count.
+///
+/// Layers with few weights (Cout x K up to about 10,000: the wide early layers with
+/// 8 to 144 input channels) keep a transposed copy of their weights and call `sgemm`
+/// untransposed on tiles of at most a million multiply-adds: OpenBLAS then takes its
+/// small-matrix kernels, which read the operands in place instead of packing them,
+/// 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed path).
 final class Conv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)" }
     let kind = "CONV_2D"
@@ -48,8 +54,14 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     let k: Int
     let tileRows: Int
     let pixels: Int
+    /// [K, Cout]: the weights transposed, for the small-matrix path (nil on the packed path).
+    let transposedWeights: UnsafeMutablePointer<Float>?
 
     static let tileRows = 256
+    /// OpenBLAS's limit for its small-matrix kernels (`sgemm_small_matrix_permit`): M*N*K.
+    static let smallMatrixLimit = 1_000_000
+    /// Tiles shorter than this lose more to the per-call cost than the kernels gain.
+    static let smallMatrixMinimumRows = 96
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
@@ -66,10 +78,21 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         // Each sgemm call packs the whole weight matrix, so tiles must be tall enough to
         // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
         // The tiling never depends on the thread count, so neither do the results.
-        var rows = Self.tileRows
-        if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(k, 1))) }
-        tileRows = pixels <= rows + rows / 2 ? pixels : rows
+        let smallRows = Self.smallMatrixLimit / max(k * g.outC, 1) / 8 * 8
+        if smallRows >= Self.smallMatrixMinimumRows {
+            let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
+            for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
+            transposedWeights = t
+            tileRows = min(pixels, smallRows)
+        } else {
+            transposedWeights = nil
+            var rows = Self.tileRows
+            if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(k, 1))) }
+            tileRows = pixels <= rows + rows / 2 ? pixels : rows
+        }
     }
+
+    deinit { transposedWeights?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
     var scratchFloatsPerWorker: Int { pointwise ? 0 : tileRows * k }
@@ -93,8 +116,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             // zeroing the output; the residual and activation are left for afterwards.
             let preset = epilogue.bias != nil
             if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
-                        1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
+            if let wT = transposedWeights {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(g.outC), Int32(k),
+                            1, a, Int32(k), wT, Int32(g.outC), preset ? 1 : 0, out, Int32(g.outC))
+            } else {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
+                            1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
+            }
             afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
         }
     }
