@@ -92,8 +92,14 @@ final class KernelTests: XCTestCase {
         ConvCase(h: 6, w: 6, cin: 9, cout: 3, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
         ConvCase(h: 1, w: 1, cin: 4, cout: 6, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .reluN1To1),
         ConvCase(h: 40, w: 37, cin: 10, cout: 9, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
-        // Two tiles on the small-matrix path (8 x 8 weights: 15,624 rows a tile).
-        ConvCase(h: 130, w: 130, cin: 8, cout: 8, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu),
+        // One output channel: the direct dot-product path (channel tails, strides, padding, and
+        // the unrolled 3x3 over 8 channels).
+        ConvCase(h: 13, w: 12, cin: 11, cout: 1, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1),
+        ConvCase(h: 7, w: 6, cin: 19, cout: 1, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1),
+        ConvCase(h: 9, w: 10, cin: 8, cout: 1, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu),
+        // Several tiles on the small-matrix path (tiles of 512 rows).
+        ConvCase(h: 33, w: 40, cin: 8, cout: 16, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu),
+        ConvCase(h: 30, w: 29, cin: 3, cout: 24, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
         // The packed path (Cout x K above 10,416), 1x1 over several tiles and 3x3 with padding.
         ConvCase(h: 25, w: 23, cin: 130, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
         ConvCase(h: 11, w: 9, cin: 20, cout: 70, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6),
@@ -105,7 +111,7 @@ final class KernelTests: XCTestCase {
     }
 
     func testConv2DAgainstNaive() {
-        var packed = 0, small = 0
+        var packed = 0, small = 0, single = 0
         for c in convCases {
             let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin), bias = random(c.cout)
             let ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: false)
@@ -114,10 +120,11 @@ final class KernelTests: XCTestCase {
                                     weights: wB.pointer, epilogue: Epilogue(bias: bB.pointer, activation: c.act))
             layer.run(context)
             assertClose(outB.values, ref.out, "conv \(c)")
-            if layer.transposedWeights == nil { packed += 1 } else { small += 1 }
+            if c.cout == 1 { single += 1 } else if layer.transposedWeights == nil { packed += 1 } else { small += 1 }
         }
-        XCTAssertEqual(packed, 2, "cases on the packed sgemm path")
-        XCTAssertEqual(small, convCases.count - 2, "cases on the small-matrix path")
+        XCTAssertEqual(single, 3, "cases with one output channel")
+        XCTAssertEqual(small, 4, "cases on the small-matrix path")
+        XCTAssertEqual(packed, convCases.count - 7, "cases on the packed sgemm path")
     }
 
     func testConv2DResidualAndPReLUEpilogue() {

@@ -34,11 +34,12 @@ struct ConvGeometry: Equatable {
 /// epilogue runs while the tile is still in cache and so that threads split the
 /// work the same way at any thread count.
 ///
-/// Layers with few weights (Cout x K up to about 10,000: the wide early layers with
-/// 8 to 144 input channels) keep a transposed copy of their weights and call `sgemm`
-/// untransposed on tiles of at most a million multiply-adds: OpenBLAS then takes its
-/// small-matrix kernels, which read the operands in place instead of packing them,
-/// 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed path).
+/// Layers with few weights (Cout x K up to about 10,000, Cout at least 16: the wide early
+/// layers with 8 to 144 input channels) keep a transposed copy of their weights and call
+/// `sgemm` untransposed on tiles of at most a million multiply-adds: OpenBLAS then takes
+/// its small-matrix kernels, which read the operands in place instead of packing them,
+/// 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed path; with
+/// 8 output channels or fewer they are slower, so those stay packed).
 final class Conv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)" }
     let kind = "CONV_2D"
@@ -60,8 +61,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     static let tileRows = 256
     /// OpenBLAS's limit for its small-matrix kernels (`sgemm_small_matrix_permit`): M*N*K.
     static let smallMatrixLimit = 1_000_000
-    /// Tiles shorter than this lose more to the per-call cost than the kernels gain.
-    static let smallMatrixMinimumRows = 96
+    /// Tiles shorter than this lose more to the per-call cost than the kernels gain; longer
+    /// than the maximum, the tile and its epilogue fall out of cache.
+    static let smallMatrixMinimumRows = 96, smallMatrixMaximumRows = 512
+    /// Below 16 output channels the small-matrix kernels are slower than the packed ones.
+    static let smallMatrixMinimumChannels = 16
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
@@ -79,11 +83,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
         // The tiling never depends on the thread count, so neither do the results.
         let smallRows = Self.smallMatrixLimit / max(k * g.outC, 1) / 8 * 8
-        if smallRows >= Self.smallMatrixMinimumRows {
+        if smallRows >= Self.smallMatrixMinimumRows && g.outC >= Self.smallMatrixMinimumChannels {
             let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
             for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
             transposedWeights = t
-            tileRows = min(pixels, smallRows)
+            tileRows = min(pixels, smallRows, Self.smallMatrixMaximumRows)
         } else {
             transposedWeights = nil
             var rows = Self.tileRows
@@ -95,9 +99,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     deinit { transposedWeights?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
-    var scratchFloatsPerWorker: Int { pointwise ? 0 : tileRows * k }
+    var scratchFloatsPerWorker: Int { pointwise || g.outC == 1 ? 0 : tileRows * k }
 
     func run(_ context: RunContext) {
+        if g.outC == 1 {
+            singleChannel(context)
+            return
+        }
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
         parallelFor(g.batch * tilesPerImage, threads: context.threads) { item, worker in
             let n = item / tilesPerImage
@@ -124,6 +132,64 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                             1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
             }
             afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
+        }
+    }
+
+    /// One output channel (the pose models' segmentation head): each output is the dot product
+    /// of its receptive field with the weights, read straight from the input. Through im2col
+    /// and a GEMM of one column, the gathered rows (K floats per output) cost more memory
+    /// traffic than the arithmetic. Taps outside the image are skipped (zero padding).
+    func singleChannel(_ context: RunContext) {
+        let c = g.inC
+        let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
+        parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
+            let n = item / g.outH, oy = item % g.outH
+            let image = input + n * g.inH * g.inW * c
+            let row = (n * g.outH + oy) * g.outW
+            let iy0 = oy * g.strideH - g.padTop
+            let rowsInside = iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH
+            for ox in 0..<g.outW {
+                let ix0 = ox * g.strideW - g.padLeft
+                var acc = SIMD8<Float>()
+                var rest: Float = 0
+                if rowsInside && ix0 >= 0 && ix0 + (g.kW - 1) * g.dilationW < g.inW && c == 8 && g.kH == 3 && g.kW == 3 {
+                    // The pose heads' shape (3x3 over 8 channels), unrolled: 9 taps of one vector each.
+                    let p = image + (iy0 * g.inW + ix0) * 8
+                    for t in 0..<9 {
+                        acc = acc + load8(p + (t / 3) * rowStep + (t % 3) * tapStep) * load8(weights + t * 8)
+                    }
+                } else if rowsInside && ix0 >= 0 && ix0 + (g.kW - 1) * g.dilationW < g.inW {
+                    // Every tap inside: fixed steps, no checks.
+                    var p = image + (iy0 * g.inW + ix0) * c, w = weights
+                    for _ in 0..<g.kH {
+                        var q = p
+                        for _ in 0..<g.kW {
+                            var ch = 0
+                            while ch &+ 8 <= c { acc = acc + load8(q + ch) * load8(w + ch); ch &+= 8 }
+                            while ch < c { rest += q[ch] * w[ch]; ch &+= 1 }
+                            q += tapStep
+                            w += c
+                        }
+                        p += rowStep
+                    }
+                } else {
+                    for ky in 0..<g.kH {
+                        let iy = iy0 + ky * g.dilationH
+                        if iy < 0 || iy >= g.inH { continue }
+                        for kx in 0..<g.kW {
+                            let ix = ix0 + kx * g.dilationW
+                            if ix < 0 || ix >= g.inW { continue }
+                            let p = image + (iy * g.inW + ix) * c, w = weights + (ky * g.kW + kx) * c
+                            var ch = 0
+                            while ch &+ 8 <= c { acc = acc + load8(p + ch) * load8(w + ch); ch &+= 8 }
+                            while ch < c { rest += p[ch] * w[ch]; ch &+= 1 }
+                        }
+                    }
+                }
+                let h = acc.lowHalf + acc.highHalf
+                output[row + ox] = ((h[0] + h[2]) + (h[1] + h[3])) + rest
+            }
+            epilogue.apply(output + row, rows: g.outW, channels: 1, stride: 1, firstRow: row)
         }
     }
 
