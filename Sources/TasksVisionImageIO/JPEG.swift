@@ -143,7 +143,7 @@ public enum JPEG {
             p += 2 + length
         }
         guard decodedAny else { throw bad("no image data") }
-        return reconstruct(f, orientation: orientation, name: name)
+        return reconstruct(f, orientation: orientation)
     }
 
     static func readFrameHeader(_ seg: [UInt8], progressive: Bool, fileSize: Int, into f: inout Frame, name: String) throws {
@@ -503,7 +503,8 @@ public enum JPEG {
 
     /// Inverse DCT of one block of dequantized coefficients into 8x8 samples.
     static func idctBlock(_ d: UnsafeBufferPointer<Int16>, _ out: UnsafeMutablePointer<UInt8>, stride: Int) {
-        var v = [Int32](repeating: 0, count: 64)
+        // The column pass's output on the stack (an array here was a heap allocation per block).
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { v in
         for i in 0..<8 {
             if d[i + 8] == 0 && d[i + 16] == 0 && d[i + 24] == 0 && d[i + 32] == 0 && d[i + 40] == 0 && d[i + 48] == 0 && d[i + 56] == 0 {
                 let dc = Int32(d[i]) &* 4
@@ -530,6 +531,7 @@ public enum JPEG {
             o[1] = clamp8((r.x1 &+ r.t2) >> 17); o[6] = clamp8((r.x1 &- r.t2) >> 17)
             o[2] = clamp8((r.x2 &+ r.t1) >> 17); o[5] = clamp8((r.x2 &- r.t1) >> 17)
             o[3] = clamp8((r.x3 &+ r.t0) >> 17); o[4] = clamp8((r.x3 &- r.t0) >> 17)
+        }
         }
     }
 
@@ -609,7 +611,7 @@ public enum JPEG {
         return UInt8(truncatingIfNeeded: (t + (t >> 8)) >> 8)
     }
 
-    static func reconstruct(_ f: Frame, orientation: Int?, name: String) -> DecodedImage {
+    static func reconstruct(_ f: Frame, orientation: Int?) -> DecodedImage {
         let w = f.width, h = f.height
         let planes = f.components.map { plane($0, quant: f.quant[$0.tq], progressive: f.progressive) }
         let n = f.components.count

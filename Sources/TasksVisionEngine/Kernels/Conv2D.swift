@@ -145,6 +145,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     func singleChannel(_ context: RunContext) {
         let c = g.inC
         let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
+        // Every shape takes the checked walk below except the pose heads' 3x3 over 8 channels
+        // away from the border, unrolled; both sum the taps in the same order.
         parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
             let n = item / g.outH, oy = item % g.outH
             let image = input + n * g.inH * g.inW * c
@@ -160,20 +162,6 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                     let p = image + (iy0 * g.inW + ix0) * 8
                     for t in 0..<9 {
                         acc = acc + load8(p + (t / 3) * rowStep + (t % 3) * tapStep) * load8(weights + t * 8)
-                    }
-                } else if rowsInside && ix0 >= 0 && ix0 + (g.kW - 1) * g.dilationW < g.inW {
-                    // Every tap inside: fixed steps, no checks.
-                    var p = image + (iy0 * g.inW + ix0) * c, w = weights
-                    for _ in 0..<g.kH {
-                        var q = p
-                        for _ in 0..<g.kW {
-                            var ch = 0
-                            while ch &+ 8 <= c { acc = acc + load8(q + ch) * load8(w + ch); ch &+= 8 }
-                            while ch < c { rest += q[ch] * w[ch]; ch &+= 1 }
-                            q += tapStep
-                            w += c
-                        }
-                        p += rowStep
                     }
                 } else {
                     for ky in 0..<g.kH {
