@@ -1,3 +1,4 @@
+import Foundation
 @testable import TasksVision
 import XCTest
 
@@ -146,6 +147,29 @@ final class DetectionMathTests: XCTestCase {
                 if o == .up { XCTAssertEqual(out[(y * 4 + x) * 3], pixels[(sy * 4 + sx) * 3], "\(o) \(x),\(y)") }
             } }
             if o == .upMirrored { XCTAssertEqual(out[0], pixels[3 * 3], "mirrored: the first column is the last stored one") }
+        }
+    }
+
+    /// The crop geometry MediaPipe builds with OpenCV, bit for bit against OpenCV 5.1
+    /// (tools/make_warp_fixtures.py): `boxPoints` corners, the `getPerspectiveTransform`
+    /// matrix and its inverse. Sample positions that fall exactly between two 1/32-pixel
+    /// steps round by the last bit of these, which moved rotated hand results by 0.05.
+    func testCropGeometryMatchesOpenCVBitForBit() throws {
+        struct Case: Decodable { let roi: [UInt32]; let size: Int; let flip: Bool; let box: [UInt32]; let matrix: [UInt64]; let inverse: [UInt64] }
+        struct Doc: Decodable { let cases: [Case] }
+        let doc = try JSONDecoder().decode(Doc.self, from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/preprocessing/opencv_roi_geometry.json")))
+        XCTAssertEqual(doc.cases.count, 64)
+        for (i, c) in doc.cases.enumerated() {
+            let v = c.roi.map { Float(bitPattern: $0) }
+            let roi = RotatedRect(centerX: v[0], centerY: v[1], width: v[2], height: v[3], rotation: v[4])
+            let box = PerspectiveTransform.boxPoints(roi)
+            XCTAssertEqual(box.flatMap { [$0.0.bitPattern, $0.1.bitPattern] }, c.box, "case \(i): corners")
+            let s = Float(c.size), z: Float = 0
+            let dst: [(Float, Float)] = c.flip ? [(s, s), (s, z), (z, z), (z, s)] : [(z, s), (z, z), (s, z), (s, s)]
+            let m = try XCTUnwrap(PerspectiveTransform.perspective(from: box, to: dst), "case \(i)")
+            XCTAssertEqual(m.map(\.bitPattern), c.matrix, "case \(i): perspective matrix")
+            let inverse = try XCTUnwrap(PerspectiveTransform.invert3x3(m), "case \(i)")
+            XCTAssertEqual(inverse.map(\.bitPattern), c.inverse, "case \(i): inverse")
         }
     }
 

@@ -10,23 +10,17 @@ import Darwin
 enum PerspectiveTransform {
     /// Corners of a rotated rectangle in OpenCV's order (bottom-left, top-left, top-right, bottom-right for angle 0).
     static func boxPoints(_ r: RotatedRect) -> [(Float, Float)] {
-        let angleDegrees = r.rotation * 180 / Float.pi
+        // MediaPipe: `roi.rotation * 180.f / M_PI` (float product, double quotient) into
+        // `cv::RotatedRect`'s float angle; `points()` goes back to radians in double.
+        let angleDegrees = Float(Double(r.rotation * 180) / Double.pi)
         let angle = Double(angleDegrees) * Double.pi / 180
-        var b = Float(cos(angle)) * 0.5
-        var a = Float(sin(angle)) * 0.5
-        // Quarter turns (image orientations) use exact cos/sin. cos(-pi/2) is 6e-17, not 0, and that
-        // noise decides the rounding of sample positions that fall exactly between two 1/32 steps;
-        // MediaPipe's outputs for rotated inputs are reproduced better with exact values
-        // (face scores within 0.005 instead of 0.007, hand landmarks 0.00001 instead of 0.00006).
-        let rem = abs(angleDegrees.truncatingRemainder(dividingBy: 90))
-        if rem < 1e-3 || rem > 90 - 1e-3 {
-            b = Float(cos(angle)).rounded() * 0.5
-            a = Float(sin(angle)).rounded() * 0.5
-        }
+        let b = Float(cos(angle)) * 0.5
+        let a = Float(sin(angle)) * 0.5
         let p0 = (r.centerX - a * r.height - b * r.width, r.centerY + b * r.height - a * r.width)
         let p1 = (r.centerX + a * r.height - b * r.width, r.centerY - b * r.height - a * r.width)
-        let p2 = (2 * r.centerX - p0.0, 2 * r.centerY - p0.1)
-        let p3 = (2 * r.centerX - p1.0, 2 * r.centerY - p1.1)
+        // OpenCV 5 computes the other two corners directly, not as reflections of the first two.
+        let p2 = (r.centerX + a * r.height + b * r.width, r.centerY - b * r.height + a * r.width)
+        let p3 = (r.centerX - a * r.height + b * r.width, r.centerY + b * r.height + a * r.width)
         return [p0, p1, p2, p3]
     }
 
@@ -34,13 +28,15 @@ enum PerspectiveTransform {
     static func perspective(from src: [(Float, Float)], to dst: [(Float, Float)]) -> [Double]? {
         var a = [Double](repeating: 0, count: 64), b = [Double](repeating: 0, count: 8)
         for i in 0..<4 {
-            let sx = Double(src[i].0), sy = Double(src[i].1), dx = Double(dst[i].0), dy = Double(dst[i].1)
+            let (fsx, fsy) = src[i], (fdx, fdy) = dst[i]
+            let sx = Double(fsx), sy = Double(fsy)
             a[i * 8 + 0] = sx; a[(i + 4) * 8 + 3] = sx
             a[i * 8 + 1] = sy; a[(i + 4) * 8 + 4] = sy
             a[i * 8 + 2] = 1; a[(i + 4) * 8 + 5] = 1
-            a[i * 8 + 6] = -sx * dx; a[i * 8 + 7] = -sy * dx
-            a[(i + 4) * 8 + 6] = -sx * dy; a[(i + 4) * 8 + 7] = -sy * dy
-            b[i] = dx; b[i + 4] = dy
+            // OpenCV multiplies the float coordinates in float before storing them as double.
+            a[i * 8 + 6] = Double(-fsx * fdx); a[i * 8 + 7] = Double(-fsy * fdx)
+            a[(i + 4) * 8 + 6] = Double(-fsx * fdy); a[(i + 4) * 8 + 7] = Double(-fsy * fdy)
+            b[i] = Double(fdx); b[i + 4] = Double(fdy)
         }
         guard luSolve(&a, &b, 8) else { return nil }
         return b + [1]
