@@ -230,6 +230,31 @@ final class GestureRecognizerParityTests: XCTestCase {
 }
 
 extension GestureRecognizerParityTests {
+    /// Free-running video mode against itself: the tracked region nudged on every frame by
+    /// 1e-5 of the image (a hundredth of a pixel, alternating in sign: the size of the per-frame
+    /// landmark differences testVideoModeOneStep measures) moves the gesture scores by as much
+    /// as our difference from MediaPipe; the latter must stay within 2x the former.
+    func testVideoSensitivity() throws {
+        let fx = try Base.fixture("video_gestures_hand_asl_1.json")
+        func run(nudge: Float) throws -> [Float] {
+            let r = try recognizer("gesture_recognizer.task", mode: .video)
+            return try fx.results.enumerated().map { i, e in
+                let sign: Float = i % 2 == 0 ? 1 : -1
+                r.pipeline.trackedRects = r.pipeline.trackedRects.map { var x = $0; x.xCenter += sign * nudge; return x }
+                let image = try TestImages.load(Paths.sequences + "/hand_asl_1/" + e.file)
+                return r.handsAndGestures(image).first?.gestures.first?.score ?? -1
+            }
+        }
+        let ours = try run(nudge: 0)
+        var worstNudge: Float = 0
+        for nudge: Float in [1e-5, -1e-5] { worstNudge = max(worstNudge, zip(ours, try run(nudge: nudge)).map { abs($0 - $1) }.max() ?? 0) }
+        let worstReference = zip(ours, fx.results.map { $0.hands.first?.gestures?.first?.score ?? -1 }).map { abs($0 - $1) }.max() ?? 0
+        print(String(format: "GestureRecognizer hand_asl_1 video, worst gesture score change: ours vs MediaPipe %.4f, ours vs ours nudged by 1e-5 %.4f", worstReference, worstNudge))
+        XCTAssertLessThanOrEqual(worstReference, max(2 * worstNudge, 0.02))
+    }
+}
+
+extension GestureRecognizerParityTests {
     /// Video mode one frame at a time: each frame is processed from the region MediaPipe's own
     /// previous frame gives (its landmarks through HandLandmarksToRect and the next-frame
     /// rect transformation, as its tracking loop does), so a frame's result shows this
