@@ -47,6 +47,8 @@ public final class Interpreter {
     let constants: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerWorker: Int
+    /// Helper threads for `options.threads` > 1.
+    let pool: WorkerPool?
     let inputPointers: [UnsafeMutablePointer<Float>]
     let outputPointers: [UnsafeMutablePointer<Float>]
 
@@ -179,6 +181,7 @@ public final class Interpreter {
         scratchPerWorker = ((layers.map(\.scratchFloatsPerWorker).max() ?? 0) + 15) / 16 * 16 + 16
         scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchPerWorker * options.threads)
         scratch.initialize(repeating: 0, count: scratchPerWorker * options.threads)
+        pool = options.threads > 1 ? WorkerPool(helpers: options.threads - 1) : nil
 
         func describe(_ t: Int) -> TensorDescription {
             TensorDescription(name: graph.tensors[t].name, shape: graph.tensors[t].shape, type: graph.tensors[t].type)
@@ -190,6 +193,7 @@ public final class Interpreter {
     }
 
     deinit {
+        pool?.stop()
         arena.deallocate()
         constants.deallocate()
         scratch.deallocate()
@@ -212,19 +216,20 @@ public final class Interpreter {
         return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
     }
 
-    /// Layers below this much work run on the calling thread: handing them to workers costs more than it saves.
-    static let minimumParallelFlops: Double = 4e6
+    /// Layers below this much work (about 10 microseconds) run on the calling thread alone: a
+    /// spinning helper joins within a microsecond or two, but tiny layers do not repay it.
+    static let minimumParallelFlops: Double = 3e5
 
     /// Runs the model on the current inputs.
     public func invoke() {
-        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         for layer in layers { layer.run(layer.flops >= Self.minimumParallelFlops ? parallel : serial) }
     }
 
     /// Runs the model and accumulates time per op type into `profile`.
     public func invoke(profile: inout [String: OpProfile]) {
-        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         for layer in layers {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -240,7 +245,7 @@ public final class Interpreter {
 
     /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
     public func layerTimes(runs: Int) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
+        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
         var times = [Double](repeating: 0, count: layers.count)
         for _ in 0..<runs {
             for (i, layer) in layers.enumerated() {

@@ -21,6 +21,8 @@ struct RunContext {
     let threads: Int
     let scratch: UnsafeMutablePointer<Float>
     let scratchFloatsPerWorker: Int
+    /// The interpreter's helper threads (nil when it runs on one thread).
+    var pool: WorkerPool? = nil
 
     func scratch(forWorker w: Int) -> UnsafeMutablePointer<Float> { scratch + w * scratchFloatsPerWorker }
 }

@@ -107,7 +107,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             return
         }
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
-        parallelFor(g.batch * tilesPerImage, threads: context.threads) { item, worker in
+        parallelFor(g.batch * tilesPerImage, context: context) { item, worker in
             let n = item / tilesPerImage
             let p0 = (item % tilesPerImage) * tileRows
             let rows = min(tileRows, pixels - p0)
@@ -147,7 +147,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
         // Every shape takes the checked walk below except the pose heads' 3x3 over 8 channels
         // away from the border, unrolled; both sum the taps in the same order.
-        parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
+        parallelFor(g.batch * g.outH, context: context) { item, _ in
             let n = item / g.outH, oy = item % g.outH
             let image = input + n * g.inH * g.inW * c
             let row = (n * g.outH + oy) * g.outW

@@ -70,10 +70,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 }
             }
             let inner = DepthwiseConv2DLayer(geometry: p, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
-            parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in inner.row(item) }
+            parallelFor(g.batch * g.outH, context: context) { item, _ in inner.row(item) }
             return
         }
-        parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
+        parallelFor(g.batch * g.outH, context: context) { item, _ in
             if multiplier == 1 { row(item) } else { rowWithMultiplier(item) }
         }
     }

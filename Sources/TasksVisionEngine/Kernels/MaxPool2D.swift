@@ -18,7 +18,7 @@ final class MaxPool2DLayer: Layer {
 
     func run(_ context: RunContext) {
         let c = g.inC
-        parallelFor(g.batch * g.outH, threads: context.threads) { item, _ in
+        parallelFor(g.batch * g.outH, context: context) { item, _ in
             let n = item / g.outH, oy = item % g.outH
             for ox in 0..<g.outW {
                 let out = output + ((n * g.outH + oy) * g.outW + ox) * c

@@ -36,7 +36,7 @@ final class ResizeBilinearLayer: Layer {
         let c = channels
         ys.withUnsafeBufferPointer { ys in
             xs.withUnsafeBufferPointer { xs in
-                parallelFor(batch * outH, threads: context.threads) { item, _ in
+                parallelFor(batch * outH, context: context) { item, _ in
                     let n = item / outH, oy = item % outH
                     let y = ys[oy]
                     let dy = y.frac
