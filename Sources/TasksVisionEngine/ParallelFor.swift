@@ -43,7 +43,7 @@ final class WorkerPool: @unchecked Sendable {
 
     init(helpers: Int) {
         self.helpers = helpers
-        for worker in 1...max(helpers, 1) where helpers > 0 {
+        for worker in stride(from: 1, through: helpers, by: 1) {
             let thread = Thread { [self] in helperLoop(worker: worker) }
             thread.name = "TasksVision worker \(worker)"
             thread.start()

@@ -17,11 +17,13 @@ import XCTest
 /// hovers at the 0.5 threshold, so tracking is lost and re-detected on different frames
 /// than in MediaPipe; there only the pose count and a 0.06 mean landmark error are held.
 ///
-/// Rotated inputs are not compared with MediaPipe: its pose detector removes the letterbox
-/// without undoing the ROI's rotation (pose_detector_graph.cc), so for rotation_degrees
-/// 90/180/270 it crops the wrong place (its own rotated and unrotated results disagree,
-/// e.g. the nose of pose_standing_1 moves by 0.25 at 180 degrees). TasksVision undoes the
-/// rotation; the rotated tests check that a turned image gives the unrotated result.
+/// Rotated inputs: MediaPipe's pose detector removes the letterbox without undoing the ROI's
+/// rotation (pose_detector_graph.cc), so for rotation_degrees 90/180/270 it crops another place
+/// than the upright image's pose (its own rotated and upright results disagree). PoseLandmarker,
+/// the Tasks-shaped API, does the same and is compared with MediaPipe at every rotation (in
+/// stored-image coordinates, as MediaPipe reports them); ML Kit's PoseDetector undoes the
+/// rotation, and testPoseDetectorTurnedInputsAreConsistent checks that a turned image gives the
+/// upright result, turned.
 final class PoseLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
         struct Pose: Decodable { let landmarks: [[Float]]; let worldLandmarks: [[Float]] }
@@ -87,9 +89,9 @@ final class PoseLandmarkerParityTests: XCTestCase {
         let fx = try Self.fixture("image_\(key).json")
         let l = try landmarker(fx.model, .image)
         var stats = Stats()
-        for e in fx.results where e.rotation == 0 {
-            let image = try TestImages.load(Paths.images + "/" + e.file)
-            Self.compare(l.poses(image, timestamp: 0), e, stats: &stats, "\(key) \(e.file)", meanLimit: 0.005)
+        for e in fx.results {
+            let image = try TestImages.load(Paths.images + "/" + e.file, orientation: orientation(forRotation: e.rotation ?? 0))
+            Self.compare(l.poses(image, timestamp: 0), e, stats: &stats, "\(key) \(e.file) rotated \(e.rotation ?? 0)", meanLimit: 0.005)
         }
         print("PoseLandmarker \(key) image mode: \(stats)")
     }
@@ -162,26 +164,32 @@ final class PoseLandmarkerParityTests: XCTestCase {
     func testLiteVideoMode() throws { try videoMode("lite") }
     func testFullVideoMode() throws { try videoMode("full") }
 
-    /// A turned image gives the unrotated image's landmarks (mapped through the orientation).
-    func testRotatedInputsAreConsistent() throws {
-        let l = try landmarker("pose_landmarker_lite.task", .image)
+    /// ML Kit's PoseDetector: a turned or mirrored image gives the upright image's pose, turned
+    /// (positions in pixels of the displayed image, compared normalized).
+    func testPoseDetectorTurnedInputsAreConsistent() throws {
+        let options = PoseDetectorOptions()
+        options.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
+        options.detectorMode = .singleImage
+        let detector = try PoseDetector.poseDetector(options: options)
         var worst: Float = 0, count = 0
         for file in ["pose_standing_1.png", "pose_yoga_1.png", "pose_exercise_1.png", "pose_dance_1.png"] {
-            let up = try l.detect(image: try TestImages.load(Paths.images + "/" + file))
+            let upright = try TestImages.load(Paths.images + "/" + file)
+            let up = try detector.results(in: VisionImage(image: upright))
             for o in [ImageOrientation.right, .down, .left, .upMirrored] {
-                let turned = try l.detect(image: try TestImages.load(Paths.images + "/" + file, orientation: o))
-                XCTAssertEqual(turned.landmarks.count, up.landmarks.count, "\(file) \(o)")
-                guard let a = up.landmarks.first, let b = turned.landmarks.first else { continue }
+                let image = try TestImages.load(Paths.images + "/" + file, orientation: o)
+                let turned = try detector.results(in: VisionImage(image: image))
+                XCTAssertEqual(turned.count, up.count, "\(file) \(o)")
+                guard let a = up.first, let b = turned.first else { continue }
                 var sum: Float = 0, n = 0
-                for k in 0..<33 where (a[k].presence ?? 0) > 0.5 {
-                    let expected = o.displayPoint(fromStored: (x: a[k].x, y: a[k].y))
-                    sum += max(abs(b[k].x - expected.x), abs(b[k].y - expected.y)); n += 1
+                for (la, lb) in zip(a.landmarks, b.landmarks) where la.inFrameLikelihood > 0.5 {
+                    let expected = o.displayPoint(fromStored: (x: la.position.x / Float(upright.width), y: la.position.y / Float(upright.height)))
+                    sum += max(abs(lb.position.x / Float(image.width) - expected.x), abs(lb.position.y / Float(image.height) - expected.y)); n += 1
                 }
                 let mean = n > 0 ? sum / Float(n) : 0
                 XCTAssertLessThanOrEqual(mean, 0.04, "\(file) \(o): mean distance to the turned upright result")
                 worst = max(worst, mean); count += 1
             }
         }
-        print("PoseLandmarker rotated consistency over \(count) turned images: worst mean distance \(worst)")
+        print("PoseDetector turned-input consistency over \(count) turned images: worst mean distance \(worst)")
     }
 }

@@ -100,7 +100,8 @@ public final class PoseDetector: @unchecked Sendable {
         self.options = options
         mode = options.detectorMode
         pipeline = try PosePipeline(source: try ModelSource(path: options.modelAssetPath), threads: options.threads, numPoses: 1,
-                                    minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5, minTrackingConfidence: 0.5)
+                                    minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5, minTrackingConfidence: 0.5,
+                                    rotatedDetectionAsMediaPipe: false)
     }
 
     /// The poses in an image (one at most); an empty array when nobody is found.

@@ -40,6 +40,12 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
 }
 
 /// Finds body poses with BlazePose, as MediaPipe Tasks' `PoseLandmarker`.
+///
+/// Results follow MediaPipe's one for one, including its handling of turned images: for an
+/// image with a 90/180/270 degree orientation the pose detector's keypoints are read as if the
+/// image were upright (MediaPipe never undoes the rotation there), and landmarks are reported in
+/// the stored image's coordinates. For orientation-correct results on turned images use ML Kit's
+/// `PoseDetector`.
 public final class PoseLandmarker: @unchecked Sendable {
     public let options: PoseLandmarkerOptions
     let pipeline: PosePipeline
@@ -62,7 +68,8 @@ public final class PoseLandmarker: @unchecked Sendable {
         self.options = options
         pipeline = try PosePipeline(source: try ModelSource(path: options.baseOptions.modelAssetPath), threads: options.baseOptions.threads,
                                     numPoses: options.numPoses, minPoseDetectionConfidence: options.minPoseDetectionConfidence,
-                                    minPosePresenceConfidence: options.minPosePresenceConfidence, minTrackingConfidence: options.minTrackingConfidence)
+                                    minPosePresenceConfidence: options.minPosePresenceConfidence, minTrackingConfidence: options.minTrackingConfidence,
+                                    rotatedDetectionAsMediaPipe: true)
         runner = TaskRunner(mode: options.runningMode, label: "PoseLandmarker")
         runner.deliver = { [weak self] result, timestamp in
             guard let self else { return }

@@ -30,9 +30,19 @@ final class PosePipeline {
     var trackedRects: [NormalizedRect] = []
     var smoother = PoseLandmarkSmoother()
     private(set) var detectorRuns = 0
+    /// MediaPipe's pose detector graph removes the letterbox from its detections but never undoes
+    /// the ROI's rotation (pose_detector_graph.cc has no DetectionProjectionCalculator, unlike the
+    /// palm and face detectors), so for `rotation_degrees` 90/180/270 the keypoints of the turned
+    /// tensor are read as if the image were upright and the landmark crop lands elsewhere. The
+    /// Tasks-shaped `PoseLandmarker` reproduces that, so its results stay one for one with
+    /// MediaPipe's; ML Kit's `PoseDetector` projects through the crop's matrix instead, so a
+    /// turned image gives the upright image's pose, turned. (Mirrored orientations, which
+    /// MediaPipe does not take, are always projected.)
+    let rotatedDetectionAsMediaPipe: Bool
 
     init(source: ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float, minPosePresenceConfidence: Float,
-         minTrackingConfidence: Float) throws {
+         minTrackingConfidence: Float, rotatedDetectionAsMediaPipe: Bool) throws {
+        self.rotatedDetectionAsMediaPipe = rotatedDetectionAsMediaPipe
         for name in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] where !source.contains(name) {
             throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds pose_detector.tflite and pose_landmarks_detector.tflite)")
         }
@@ -70,10 +80,10 @@ final class PosePipeline {
             }
         }
         let kept = WeightedNonMaxSuppression.suppress(decoded, threshold: minSuppressionThreshold)
-        // MediaPipe removes the letterbox here, which ignores the ROI's rotation; for a turned
-        // or mirrored image we project with the crop's matrix instead, which is what that means.
+        // MediaPipe removes the letterbox here, which ignores the ROI's rotation (see
+        // `rotatedDetectionAsMediaPipe`); otherwise a turned or mirrored image is projected with the crop's matrix.
         let located: [RawDetection]
-        if image.orientation == .up {
+        if image.orientation == .up || (rotatedDetectionAsMediaPipe && !image.orientation.isMirrored) {
             let pad = LetterboxPadding(left: padding.left, top: padding.top, right: padding.right, bottom: padding.bottom)
             located = kept.map { LetterboxRemoval.detection($0, pad) }
         } else {
