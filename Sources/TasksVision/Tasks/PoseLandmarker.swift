@@ -43,9 +43,9 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
 ///
 /// Results follow MediaPipe's one for one, including its handling of turned images: for an
 /// image with a 90/180/270 degree orientation the pose detector's keypoints are read as if the
-/// image were upright (MediaPipe never undoes the rotation there), and landmarks are reported in
-/// the stored image's coordinates. For orientation-correct results on turned images use ML Kit's
-/// `PoseDetector`.
+/// tensor were upright (MediaPipe never undoes the rotation there), so the pose found may not
+/// be the upright image's. Landmarks are normalized to the displayed image, as in the other
+/// tasks. For orientation-correct poses on turned images use ML Kit's `PoseDetector`.
 public final class PoseLandmarker: @unchecked Sendable {
     public let options: PoseLandmarkerOptions
     let pipeline: PosePipeline
