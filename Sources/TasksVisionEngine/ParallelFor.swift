@@ -19,7 +19,7 @@ func parallelFor(_ count: Int, context: RunContext, _ body: (_ item: Int, _ work
 ///
 /// A layer lasts 10 to 400 microseconds; a thread woken through a condition variable
 /// (or a GCD pool thread) takes 30 to 80 microseconds to start, so it would join most
-/// layers late or not at all. Helpers here poll for the next job for about a millisecond
+/// layers late or not at all. Helpers here poll for the next job for about two milliseconds
 /// after each one, which spans the gaps between layers of an inference, and only then
 /// sleep until the next job (as pthreadpool, which XNNPACK uses, does).
 final class WorkerPool: @unchecked Sendable {
