@@ -36,13 +36,11 @@ final class WorkerPool: @unchecked Sendable {
     private var joined = 0
     private var sleeping = 0
     private var stopping = false
-    let helpers: Int
 
     /// Polls before sleeping: each takes the lock once and yields the processor once, about a microsecond.
     static let pollsBeforeSleeping = 2_000
 
     init(helpers: Int) {
-        self.helpers = helpers
         for worker in stride(from: 1, through: helpers, by: 1) {
             let thread = Thread { [self] in helperLoop(worker: worker) }
             thread.name = "TasksVision worker \(worker)"

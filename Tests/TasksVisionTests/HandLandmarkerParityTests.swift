@@ -263,7 +263,7 @@ extension GestureRecognizerParityTests {
     /// gesture scores 0.02.
     func testVideoModeOneStep() throws {
         let r = try recognizer("gesture_recognizer.task", mode: .video)
-        var worstMax: Float = 0, worstHandedness: Float = 0, worstGesture: Float = 0, checked = 0
+        var stats = Base.Stats(), checked = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted() where name.hasPrefix("video_gestures_") {
             let fx = try Base.fixture(name)
             for (t, e) in fx.results.enumerated() where t > 0 {
@@ -276,30 +276,15 @@ extension GestureRecognizerParityTests {
                     guard let ref = e.hands.min(by: { abs($0.landmarks[0][0] - landmarks[0].x) + abs($0.landmarks[0][1] - landmarks[0].y)
                         < abs($1.landmarks[0][0] - landmarks[0].x) + abs($1.landmarks[0][1] - landmarks[0].y) }) else { continue }
                     let hand = try XCTUnwrap(r.pipeline.landmarks(image, rect: rect), "\(name) \(e.file): hand lost")
-                    var sum: Float = 0, mx: Float = 0, world: Float = 0
-                    for k in 0..<21 {
-                        let err = max(abs(hand.landmarks[k].x - ref.landmarks[k][0]), abs(hand.landmarks[k].y - ref.landmarks[k][1]))
-                        sum += err; mx = max(mx, err)
-                        let w = hand.worldLandmarks[k]
-                        world += max(abs(w.x - ref.worldLandmarks[k][0]), abs(w.y - ref.worldLandmarks[k][1]), abs(w.z - ref.worldLandmarks[k][2]))
-                    }
-                    XCTAssertLessThanOrEqual(sum / 21, 0.005, "\(name) \(e.file): landmark mean error")
-                    XCTAssertLessThanOrEqual(mx, 0.02, "\(name) \(e.file): landmark max error")
-                    XCTAssertLessThanOrEqual(world / 21, 0.005, "\(name) \(e.file): world landmark mean error")
-                    XCTAssertEqual(hand.handedness.categoryName, ref.handedness[0].categoryName, "\(name) \(e.file): handedness")
-                    XCTAssertEqual(hand.handedness.score, ref.handedness[0].score, accuracy: 0.02, "\(name) \(e.file): handedness score")
-                    let gesture = r.gestures(for: hand, image: image).first
-                    XCTAssertEqual(gesture?.categoryName, ref.gestures?.first?.categoryName, "\(name) \(e.file): gesture")
-                    XCTAssertEqual(gesture?.score ?? -1, ref.gestures?.first?.score ?? -2, accuracy: 0.02, "\(name) \(e.file): gesture score")
-                    worstMax = max(worstMax, mx)
-                    worstHandedness = max(worstHandedness, abs(hand.handedness.score - ref.handedness[0].score))
-                    worstGesture = max(worstGesture, abs((gesture?.score ?? 0) - (ref.gestures?.first?.score ?? 0)))
+                    // Compared as one image (no timestamp), so with the image tolerances.
+                    let entry = Base.Fixture.Entry(file: e.file, width: e.width, height: e.height, rotation: nil, timestampMs: nil, hands: [ref])
+                    Base.compare([hand], gestures: [r.gestures(for: hand, image: image)], entry, stats: &stats, "\(name) \(e.file) one step")
                     checked += 1
                 }
             }
         }
         XCTAssertGreaterThanOrEqual(checked, 39)
-        print(String(format: "GestureRecognizer video one step: %d frames, landmark max %.5f, handedness %.5f, gesture %.5f", checked, worstMax, worstHandedness, worstGesture))
+        print("GestureRecognizer video one step: \(stats)")
     }
 }
 
