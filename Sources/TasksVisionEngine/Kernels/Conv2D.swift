@@ -49,8 +49,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// [Cout, kH, kW, Cin] as in the model: exactly the transposed B of the GEMM.
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
-    /// What of the epilogue remains after the GEMM (the bias is preset).
+    /// What of the epilogue remains after the GEMM (without the bias when it is preset).
     let afterGEMM: Epilogue
+    /// Whether the bias is written into the output before a beta-1 GEMM (see `presetBiasMinimumDepth`).
+    let presetsBias: Bool
     let pointwise: Bool
     let k: Int
     let tileRows: Int
@@ -66,6 +68,16 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     static let smallMatrixMinimumRows = 96, smallMatrixMaximumRows = 512
     /// Below 16 output channels the small-matrix kernels are slower than the packed ones.
     static let smallMatrixMinimumChannels = 16
+    /// GEMMs at least this deep (K) get the bias preset into their output and add to it with
+    /// beta 1, so that the sums round as XNNPACK's do, whose accumulators start at the bias
+    /// (adding the bias after the product in every layer moved borderline pose results away
+    /// from MediaPipe's: one turned photo's landmarks by 0.10, the pose count on 78 video
+    /// frames). Shallower GEMMs add the bias in the epilogue pass instead: the preset is a pass
+    /// of its own over the output, a store stream with nothing to hide its cache misses behind,
+    /// read back by the GEMM, and costs up to a quarter of a GEMM this shallow (4-5% of
+    /// hand_landmark_lite). With this split every task result against MediaPipe stays as it
+    /// was at the printed precision.
+    static let presetBiasMinimumDepth = 65
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
@@ -74,8 +86,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         self.output = output
         self.weights = weights
         self.epilogue = epilogue
-        afterGEMM = epilogue.withoutBias
         k = g.kH * g.kW * g.inC
+        presetsBias = epilogue.bias != nil && k >= Self.presetBiasMinimumDepth
+        afterGEMM = presetsBias ? epilogue.withoutBias : epilogue
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inH == g.outH && g.inW == g.outW
         pixels = g.outH * g.outW
@@ -120,12 +133,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 im2col(image: n, firstPixel: p0, rows: rows, into: scratch)
                 a = UnsafePointer(scratch)
             }
-            // The bias goes in first and the GEMM adds to it (beta 1), which also spares OpenBLAS
-            // zeroing the output; the residual and activation are left for afterwards. (On the
-            // small-matrix path, beta 0 and the bias in the epilogue is 3-5% faster, but the sums
-            // then round further from XNNPACK's, which starts its accumulators at the bias: pose
-            // presence errors against MediaPipe grew from 0.005 to 0.014 at worst.)
-            let preset = epilogue.bias != nil
+            // Deep enough GEMMs: the bias goes in first and the GEMM adds to it (beta 1); the
+            // residual and activation are left for afterwards.
+            let preset = presetsBias
             if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
             if let wT = transposedWeights {
                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(g.outC), Int32(k),
