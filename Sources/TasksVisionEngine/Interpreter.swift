@@ -111,6 +111,18 @@ public final class Interpreter {
             }
         }
 
+        // A depthwise convolution moves up to just after the convolution it reads (over independent
+        // steps such as a pooling branch) so that the two can run interleaved.
+        var j = 0
+        while j < steps.count {
+            defer { j += 1 }
+            guard steps[j].op == .depthwiseConv2D, let input = steps[j].inputs.first, input >= 0,
+                  let i = steps[..<j].lastIndex(where: { $0.outputs.contains(input) }), i + 1 < j, steps[i].op == .conv2D,
+                  steps[j].reads.allSatisfy({ $0 < 0 || $0 == input || graph.tensors[$0].constant != nil }) else { continue }
+            let depthwise = steps.remove(at: j)
+            steps.insert(depthwise, at: i + 1)
+        }
+
         // Lifetimes of arena buffers, by execution step.
         var first = [Int: Int](), last = [Int: Int]()
         func touch(_ t: Int, _ step: Int) {
@@ -119,8 +131,15 @@ public final class Interpreter {
             last[r] = max(last[r] ?? step, step)
         }
         for t in graph.inputs { touch(t, -1) }
+        // A convolution followed by a depthwise convolution of its output may run interleaved
+        // with it (ConvolutionThenDepthwiseLayer): its inputs then live through the next step.
+        func feedsDepthwise(_ s: Int) -> Bool {
+            s + 1 < steps.count && steps[s].op == .conv2D && steps[s + 1].op == .depthwiseConv2D
+                && steps[s].outputs.first != nil && steps[s + 1].inputs.first == steps[s].outputs.first
+        }
         for (s, node) in steps.enumerated() {
-            for t in node.reads where t >= 0 && graph.tensors[t].constant == nil { touch(t, s) }
+            let readUntil = feedsDepthwise(s) ? s + 1 : s
+            for t in node.reads where t >= 0 && graph.tensors[t].constant == nil { touch(t, readUntil) }
             for t in node.outputs { touch(t, s) }
         }
         for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
@@ -171,7 +190,16 @@ public final class Interpreter {
         let binder = TensorBinder(graph: graph, pointers: pointers)
         var layers: [Layer] = []
         do {
-            for node in steps { layers.append(try OpRegistry.makeLayer(node, graph, binder)) }
+            for (s, node) in steps.enumerated() {
+                let layer = try OpRegistry.makeLayer(node, graph, binder)
+                if s > 0 && feedsDepthwise(s - 1), let depthwise = layer as? DepthwiseConv2DLayer,
+                   let convolution = layers.last as? Conv2DLayer,
+                   ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) {
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise)
+                } else {
+                    layers.append(layer)
+                }
+            }
         } catch {
             arena.deallocate()
             constants.deallocate()

@@ -190,6 +190,53 @@ final class KernelTests: XCTestCase {
         assertClose(outB.values, ref, "depthwise multiplier 2")
     }
 
+    /// A convolution and the depthwise convolution of its output, interleaved tile by tile on one
+    /// thread, give exactly what the two give run one after the other: GEMM tiles that end in
+    /// the middle of a row, strides 1 and 2, padding on every side, 3x3 and 5x5, and small maps
+    /// where the depthwise layer works from a zero-bordered copy filled as rows complete.
+    func testConvolutionThenDepthwiseInterleavedMatchesSequential() {
+        // (convolution, depthwise kernel, stride, padding before, padding after)
+        let cases: [(ConvCase, Int, Int, Int, Int)] = [
+            (ConvCase(h: 40, w: 37, cin: 8, cout: 16, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), 3, 1, 1, 1),
+            (ConvCase(h: 41, w: 38, cin: 8, cout: 24, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), 3, 2, 0, 1),
+            (ConvCase(h: 70, w: 66, cin: 3, cout: 16, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1), 3, 1, 1, 1),
+            (ConvCase(h: 30, w: 30, cin: 24, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), 5, 1, 2, 2),
+            (ConvCase(h: 23, w: 23, cin: 16, cout: 20, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), 5, 2, 1, 2),
+            (ConvCase(h: 60, w: 60, cin: 130, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), 3, 2, 0, 1),
+        ]
+        var paddedCopies = 0
+        for (c, k, stride, before, after) in cases {
+            let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+            let d = ConvCase(h: oh, w: ow, cin: c.cout, cout: c.cout, k: k, stride: stride, padTop: before, padLeft: before,
+                             padBottom: after, padRight: after, act: .relu6)
+            let dh = (oh + before + after - k) / stride + 1, dw = (ow + before + after - k) / stride + 1
+            let input = Buffer(random(c.h * c.w * c.cin)), weights = Buffer(random(c.cout * c.k * c.k * c.cin)), bias = Buffer(random(c.cout))
+            let dWeights = Buffer(random(k * k * c.cout)), dBias = Buffer(random(c.cout))
+            var results: [[Float]] = []
+            for interleaved in [false, true] {
+                let middle = Buffer(zeros: oh * ow * c.cout), output = Buffer(zeros: dh * dw * c.cout)
+                let convolution = Conv2DLayer(geometry: geometry(c, oh: oh, ow: ow, cout: c.cout), input: input.pointer, output: middle.pointer,
+                                              weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act))
+                let depthwise = DepthwiseConv2DLayer(geometry: geometry(d, oh: dh, ow: dw, cout: c.cout), multiplier: 1, input: middle.pointer,
+                                                     output: output.pointer, weights: dWeights.pointer,
+                                                     epilogue: Epilogue(bias: dBias.pointer, activation: d.act))
+                if interleaved {
+                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise), "\(c) then \(k)x\(k) s\(stride)")
+                    XCTAssertGreaterThan(convolution.tileCount, 1, "\(c): several GEMM tiles")
+                    if depthwise.padded != nil { paddedCopies += 1 }
+                    ConvolutionThenDepthwiseLayer(convolution, depthwise).run(context)
+                } else {
+                    convolution.run(context)
+                    depthwise.run(context)
+                }
+                results.append(output.values + middle.values)
+            }
+            XCTAssertEqual(results[0], results[1], "\(c) then \(k)x\(k) s\(stride): interleaved differs from sequential")
+            XCTAssertFalse(results[1].contains { $0.isNaN }, "\(c): every output written")
+        }
+        XCTAssertEqual(paddedCopies, 4, "cases through the zero-bordered copy")
+    }
+
     // MARK: other ops
 
     func testMaxPool() {

@@ -119,33 +119,40 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             singleChannel(context)
             return
         }
+        parallelFor(tileCount, context: context) { item, worker in tile(item, worker: worker, context) }
+    }
+
+    /// Output tiles per run (over all images).
+    var tileCount: Int { g.batch * ((pixels + tileRows - 1) / tileRows) }
+
+    /// Computes output tile `item`: rows of output pixels in order, image by image.
+    @inline(__always)
+    func tile(_ item: Int, worker: Int, _ context: RunContext) {
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
-        parallelFor(g.batch * tilesPerImage, context: context) { item, worker in
-            let n = item / tilesPerImage
-            let p0 = (item % tilesPerImage) * tileRows
-            let rows = min(tileRows, pixels - p0)
-            let out = output + (n * pixels + p0) * g.outC
-            let a: UnsafePointer<Float>
-            if pointwise {
-                a = UnsafePointer(input + (n * pixels + p0) * g.inC)
-            } else {
-                let scratch = context.scratch(forWorker: worker)
-                im2col(image: n, firstPixel: p0, rows: rows, into: scratch)
-                a = UnsafePointer(scratch)
-            }
-            // Deep enough GEMMs: the bias goes in first and the GEMM adds to it (beta 1); the
-            // residual and activation are left for afterwards.
-            let preset = presetsBias
-            if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
-            if let wT = transposedWeights {
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(g.outC), Int32(k),
-                            1, a, Int32(k), wT, Int32(g.outC), preset ? 1 : 0, out, Int32(g.outC))
-            } else {
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
-                            1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
-            }
-            afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
+        let n = item / tilesPerImage
+        let p0 = (item % tilesPerImage) * tileRows
+        let rows = min(tileRows, pixels - p0)
+        let out = output + (n * pixels + p0) * g.outC
+        let a: UnsafePointer<Float>
+        if pointwise {
+            a = UnsafePointer(input + (n * pixels + p0) * g.inC)
+        } else {
+            let scratch = context.scratch(forWorker: worker)
+            im2col(image: n, firstPixel: p0, rows: rows, into: scratch)
+            a = UnsafePointer(scratch)
         }
+        // Deep enough GEMMs: the bias goes in first and the GEMM adds to it (beta 1); the
+        // residual and activation are left for afterwards.
+        let preset = presetsBias
+        if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
+        if let wT = transposedWeights {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(g.outC), Int32(k),
+                        1, a, Int32(k), wT, Int32(g.outC), preset ? 1 : 0, out, Int32(g.outC))
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
+                        1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
+        }
+        afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
     }
 
     /// One output channel (the pose models' segmentation head): each output is the dot product

@@ -51,31 +51,52 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var scratchFloatsPerWorker: Int { padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
 
     func run(_ context: RunContext) {
-        if let p = padded {
+        if padded != nil {
             // Copy into the zero-bordered buffer (worker 0's scratch), then run unclipped.
             let dst = context.scratch(forWorker: 0)
-            let c = g.inC
-            // Only the border is zeroed; the copy overwrites the rest.
-            let right = p.inW - g.padLeft - g.inW
-            for n in 0..<g.batch {
-                let image = dst + n * p.inH * p.inW * c
-                image.update(repeating: 0, count: g.padTop * p.inW * c)
-                let below = g.padTop + g.inH
-                (image + below * p.inW * c).update(repeating: 0, count: (p.inH - below) * p.inW * c)
-                for y in 0..<g.inH {
-                    let row = image + (y + g.padTop) * p.inW * c
-                    row.update(repeating: 0, count: g.padLeft * c)
-                    (row + g.padLeft * c).update(from: input + ((n * g.inH + y) * g.inW) * c, count: g.inW * c)
-                    (row + (g.padLeft + g.inW) * c).update(repeating: 0, count: right * c)
-                }
-            }
-            let inner = DepthwiseConv2DLayer(geometry: p, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
+            zeroPaddedBorders(dst)
+            copyIntoPadded(rows: 0..<(g.batch * g.inH), dst)
+            let inner = paddedLayer(dst)
             parallelFor(g.batch * g.outH, context: context) { item, _ in inner.row(item) }
             return
         }
         parallelFor(g.batch * g.outH, context: context) { item, _ in
             if multiplier == 1 { row(item) } else { rowWithMultiplier(item) }
         }
+    }
+
+    /// Zeroes the border of the zero-bordered copy at `dst` (the copy overwrites the rest).
+    func zeroPaddedBorders(_ dst: UnsafeMutablePointer<Float>) {
+        guard let p = padded else { return }
+        let c = g.inC
+        let right = p.inW - g.padLeft - g.inW
+        for n in 0..<g.batch {
+            let image = dst + n * p.inH * p.inW * c
+            image.update(repeating: 0, count: g.padTop * p.inW * c)
+            let below = g.padTop + g.inH
+            (image + below * p.inW * c).update(repeating: 0, count: (p.inH - below) * p.inW * c)
+            for y in 0..<g.inH {
+                let row = image + (y + g.padTop) * p.inW * c
+                row.update(repeating: 0, count: g.padLeft * c)
+                (row + (g.padLeft + g.inW) * c).update(repeating: 0, count: right * c)
+            }
+        }
+    }
+
+    /// Copies input rows `rows` (image-major: n * inH + y) into the zero-bordered copy at `dst`.
+    func copyIntoPadded(rows: Range<Int>, _ dst: UnsafeMutablePointer<Float>) {
+        guard let p = padded else { return }
+        let c = g.inC
+        for r in rows {
+            let n = r / g.inH, y = r % g.inH
+            let row = dst + ((n * p.inH + y + g.padTop) * p.inW + g.padLeft) * c
+            row.update(from: input + r * g.inW * c, count: g.inW * c)
+        }
+    }
+
+    /// The same convolution reading the zero-bordered copy at `dst`, with no padding left to clip.
+    func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
+        DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
     }
 
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
