@@ -137,8 +137,13 @@ public final class Interpreter {
             s + 1 < steps.count && steps[s].op == .conv2D && steps[s + 1].op == .depthwiseConv2D
                 && steps[s].outputs.first != nil && steps[s + 1].inputs.first == steps[s].outputs.first
         }
+        // ... and so may a convolution of the depthwise output after that.
+        func feedsProjection(_ s: Int) -> Bool {
+            feedsDepthwise(s) && s + 2 < steps.count && steps[s + 2].op == .conv2D
+                && steps[s + 1].outputs.first != nil && steps[s + 2].inputs.first == steps[s + 1].outputs.first
+        }
         for (s, node) in steps.enumerated() {
-            let readUntil = feedsDepthwise(s) ? s + 1 : s
+            let readUntil = s >= 1 && feedsProjection(s - 1) ? s + 1 : feedsProjection(s) ? s + 2 : feedsDepthwise(s) ? s + 1 : s
             for t in node.reads where t >= 0 && graph.tensors[t].constant == nil { touch(t, readUntil) }
             for t in node.outputs { touch(t, s) }
         }
@@ -196,6 +201,10 @@ public final class Interpreter {
                    let convolution = layers.last as? Conv2DLayer,
                    ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) {
                     layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise)
+                } else if s > 1 && feedsProjection(s - 2), let projection = layer as? Conv2DLayer,
+                          let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
+                          ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(pair.convolution, pair.depthwise, projection: projection)
                 } else {
                     layers.append(layer)
                 }

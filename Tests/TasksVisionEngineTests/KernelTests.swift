@@ -190,10 +190,11 @@ final class KernelTests: XCTestCase {
         assertClose(outB.values, ref, "depthwise multiplier 2")
     }
 
-    /// A convolution and the depthwise convolution of its output, interleaved tile by tile on one
-    /// thread, give exactly what the two give run one after the other: GEMM tiles that end in
-    /// the middle of a row, strides 1 and 2, padding on every side, 3x3 and 5x5, and small maps
-    /// where the depthwise layer works from a zero-bordered copy filled as rows complete.
+    /// A convolution, the depthwise convolution of its output and (with and without) a pointwise
+    /// projection of that, interleaved tile by tile on one thread, give exactly what they give
+    /// run one after the other: GEMM tiles that end in the middle of a row, strides 1 and 2,
+    /// padding on every side, 3x3 and 5x5, and small maps where the depthwise layer works from a
+    /// zero-bordered copy filled as rows complete.
     func testConvolutionThenDepthwiseInterleavedMatchesSequential() {
         // (convolution, depthwise kernel, stride, padding before, padding after)
         let cases: [(ConvCase, Int, Int, Int, Int)] = [
@@ -212,27 +213,35 @@ final class KernelTests: XCTestCase {
             let dh = (oh + before + after - k) / stride + 1, dw = (ow + before + after - k) / stride + 1
             let input = Buffer(random(c.h * c.w * c.cin)), weights = Buffer(random(c.cout * c.k * c.k * c.cin)), bias = Buffer(random(c.cout))
             let dWeights = Buffer(random(k * k * c.cout)), dBias = Buffer(random(c.cout))
+            let pc = ConvCase(h: dh, w: dw, cin: c.cout, cout: 12, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0)
+            let pWeights = Buffer(random(12 * c.cout)), pBias = Buffer(random(12)), residual = Buffer(random(dh * dw * 12))
             var results: [[Float]] = []
-            for interleaved in [false, true] {
-                let middle = Buffer(zeros: oh * ow * c.cout), output = Buffer(zeros: dh * dw * c.cout)
+            for (interleaved, projected) in [(false, true), (true, false), (true, true)] {
+                let middle = Buffer(zeros: oh * ow * c.cout), output = Buffer(zeros: dh * dw * c.cout), projection = Buffer(zeros: dh * dw * 12)
                 let convolution = Conv2DLayer(geometry: geometry(c, oh: oh, ow: ow, cout: c.cout), input: input.pointer, output: middle.pointer,
                                               weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act))
                 let depthwise = DepthwiseConv2DLayer(geometry: geometry(d, oh: dh, ow: dw, cout: c.cout), multiplier: 1, input: middle.pointer,
                                                      output: output.pointer, weights: dWeights.pointer,
                                                      epilogue: Epilogue(bias: dBias.pointer, activation: d.act))
+                let project = Conv2DLayer(geometry: geometry(pc, oh: dh, ow: dw, cout: 12), input: output.pointer, output: projection.pointer,
+                                          weights: pWeights.pointer, epilogue: Epilogue(bias: pBias.pointer, residual: residual.pointer))
                 if interleaved {
                     XCTAssertTrue(ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise), "\(c) then \(k)x\(k) s\(stride)")
+                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canProject(depthwise, project), "\(c) then \(k)x\(k) s\(stride): projection")
                     XCTAssertGreaterThan(convolution.tileCount, 1, "\(c): several GEMM tiles")
-                    if depthwise.padded != nil { paddedCopies += 1 }
-                    ConvolutionThenDepthwiseLayer(convolution, depthwise).run(context)
+                    if depthwise.padded != nil && projected { paddedCopies += 1 }
+                    ConvolutionThenDepthwiseLayer(convolution, depthwise, projection: projected ? project : nil).run(context)
+                    if !projected { project.run(context) }
                 } else {
                     convolution.run(context)
                     depthwise.run(context)
+                    project.run(context)
                 }
-                results.append(output.values + middle.values)
+                results.append(middle.values + output.values + projection.values)
             }
             XCTAssertEqual(results[0], results[1], "\(c) then \(k)x\(k) s\(stride): interleaved differs from sequential")
-            XCTAssertFalse(results[1].contains { $0.isNaN }, "\(c): every output written")
+            XCTAssertEqual(results[0], results[2], "\(c) then \(k)x\(k) s\(stride) then 1x1: interleaved differs from sequential")
+            XCTAssertFalse(results[2].contains { $0.isNaN }, "\(c): every output written")
         }
         XCTAssertEqual(paddedCopies, 4, "cases through the zero-bordered copy")
     }

@@ -8,13 +8,20 @@
 /// apart (same tiles, same rows, only their order changes), so results are bit-identical; with
 /// more than one thread the two run apart, each split over the workers.
 ///
-/// The convolution's inputs stay allocated until the depthwise step (the interpreter extends
-/// their lifetime), since the depthwise output is written while the convolution still reads.
+/// When a pointwise CONV_2D reads the depthwise output next (the block's projection), it joins
+/// in: each of its GEMM tiles runs as soon as the depthwise rows it reads are done.
+///
+/// The inputs of every member stay allocated until the last member's step (the interpreter
+/// extends their lifetimes), since later members write while earlier ones still read.
 final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
-    var description: String { "\(convolution.description) => \(depthwise.description)" }
-    let kind = "CONV_2D+DEPTHWISE_CONV_2D"
+    var description: String {
+        "\(convolution.description) => \(depthwise.description)" + (projection.map { " => \($0.description)" } ?? "")
+    }
+    var kind: String { projection == nil ? "CONV_2D+DEPTHWISE_CONV_2D" : "CONV_2D+DEPTHWISE_CONV_2D+CONV_2D" }
     let convolution: Conv2DLayer
     let depthwise: DepthwiseConv2DLayer
+    /// A pointwise convolution of the depthwise output, when it runs interleaved too.
+    let projection: Conv2DLayer?
 
     /// Whether `depthwise` reads exactly `convolution`'s output and both take paths that
     /// interleave: tiled GEMM, one image, one channel per input channel. A depthwise layer that
@@ -28,18 +35,30 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             && d.inH == c.outH && d.inW == c.outW && d.inC == c.outC
     }
 
-    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer) {
-        self.convolution = convolution
-        self.depthwise = depthwise
+    /// Whether `projection` can follow `depthwise` tile by tile: a pointwise convolution (no
+    /// scratch) of exactly its output, one image.
+    static func canProject(_ depthwise: DepthwiseConv2DLayer, _ projection: Conv2DLayer) -> Bool {
+        let d = depthwise.g, p = projection.g
+        return projection.pointwise && p.batch == 1 && p.outC > 1 && projection.input == depthwise.output
+            && p.inH == d.outH && p.inW == d.outW && p.inC == d.outC
     }
 
-    var flops: Double { convolution.flops + depthwise.flops }
-    var scratchFloatsPerWorker: Int { max(convolution.scratchFloatsPerWorker, depthwise.scratchFloatsPerWorker) }
+    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil) {
+        self.convolution = convolution
+        self.depthwise = depthwise
+        self.projection = projection
+    }
+
+    var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
+    var scratchFloatsPerWorker: Int {
+        max(convolution.scratchFloatsPerWorker, depthwise.scratchFloatsPerWorker, projection?.scratchFloatsPerWorker ?? 0)
+    }
 
     func run(_ context: RunContext) {
         guard context.threads == 1 else {
             convolution.run(context)
             depthwise.run(context)
+            projection?.run(context)
             return
         }
         let d = depthwise.g
@@ -48,7 +67,16 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         let copy = depthwise.padded == nil ? nil : context.scratch(forWorker: 0)
         if let copy { depthwise.zeroPaddedBorders(copy) }
         let rows = copy.map { depthwise.paddedLayer($0) } ?? depthwise
-        var copied = 0, next = 0
+        var copied = 0, next = 0, projected = 0
+        // The projection's tiles whose pixels (rows of the depthwise output) are all done.
+        func project(upTo doneRows: Int) {
+            guard let projection else { return }
+            let done = doneRows == d.outH ? projection.pixels : doneRows * d.outW
+            while projected < projection.tileCount && min((projected + 1) * projection.tileRows, projection.pixels) <= done {
+                projection.tile(projected, worker: 0, context)
+                projected += 1
+            }
+        }
         for t in 0..<convolution.tileCount {
             convolution.tile(t, worker: 0, context)
             let done = min((t + 1) * tileRows, pixels)
@@ -62,11 +90,13 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
                 rows.row(next)
                 next += 1
             }
+            project(upTo: next)
         }
         if let copy, copied < d.inH { depthwise.copyIntoPadded(rows: copied..<d.inH, copy) }
         while next < d.outH {
             rows.row(next)
             next += 1
         }
+        project(upTo: d.outH)
     }
 }
