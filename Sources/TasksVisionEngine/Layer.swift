@@ -108,17 +108,19 @@ struct Epilogue {
     /// `firstRow` is the index of the first row in the whole output (for the residual).
     func apply(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int, firstRow: Int = 0) {
         if isIdentity { return }
-        // One pass; each combination of parts gets its own loop (the flags are constants after inlining).
-        switch (bias != nil, residual != nil, alpha != nil) {
-        case (false, false, false): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: false, hasAlpha: false)
-        case (true, false, false): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: false, hasAlpha: false)
-        case (false, true, false): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: true, hasAlpha: false)
-        case (true, true, false): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: true, hasAlpha: false)
-        case (false, false, true): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: false, hasAlpha: true)
-        case (true, false, true): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: false, hasAlpha: true)
-        case (false, true, true): pass(data, rows, channels, stride, firstRow, hasBias: false, hasResidual: true, hasAlpha: true)
-        case (true, true, true): pass(data, rows, channels, stride, firstRow, hasBias: true, hasResidual: true, hasAlpha: true)
+        // One pass; each combination of parts gets its own loop, through generic specialization
+        // (the flags are compile-time constants in each copy, so nothing is tested per vector).
+        let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
+        func withClamp<B: PassFlag, R: PassFlag, A: PassFlag>(_ b: B.Type, _ r: R.Type, _ a: A.Type) {
+            if clamp { pass(data, rows, channels, stride, firstRow, b, r, a, On.self) } else { pass(data, rows, channels, stride, firstRow, b, r, a, Off.self) }
         }
+        func withAlpha<B: PassFlag, R: PassFlag>(_ b: B.Type, _ r: R.Type) {
+            if alpha != nil { withClamp(b, r, On.self) } else { withClamp(b, r, Off.self) }
+        }
+        func withResidual<B: PassFlag>(_ b: B.Type) {
+            if residual != nil { withAlpha(b, On.self) } else { withAlpha(b, Off.self) }
+        }
+        if bias != nil { withResidual(On.self) } else { withResidual(Off.self) }
         if activation == .tanh {
             for r in 0..<rows { let row = data + r * stride; for c in 0..<channels { row[c] = tanhf(row[c]) } }
         }
@@ -141,45 +143,66 @@ struct Epilogue {
         }
     }
 
-    @inline(__always)
-    private func pass(_ data: UnsafeMutablePointer<Float>, _ rows: Int, _ channels: Int, _ stride: Int, _ firstRow: Int,
-                      hasBias: Bool, hasResidual: Bool, hasAlpha: Bool) {
+    /// One pass over the rows, specialized per combination of parts. This pass follows most
+    /// GEMMs over their whole output, so it is kept to a few instructions per vector: two
+    /// vectors (16 floats) per step, wrapping index arithmetic (no overflow checks).
+    private func pass<Bias: PassFlag, Residual: PassFlag, Alpha: PassFlag, Clamp: PassFlag>(
+        _ data: UnsafeMutablePointer<Float>, _ rows: Int, _ channels: Int, _ stride: Int, _ firstRow: Int,
+        _: Bias.Type, _: Residual.Type, _: Alpha.Type, _: Clamp.Type) {
         let (lo, hi) = bounds
-        let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
         let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi)
         let b = bias ?? UnsafePointer(data), res = residual ?? UnsafePointer(data), a = alpha ?? UnsafePointer(data)
         let rc = residualChannels > 0 ? min(residualChannels, channels) : channels
-        for r in 0..<rows {
-            let row = data + r * stride
-            let rrow = res + (firstRow + r) * rc
-            var c = 0
-            while c + 8 <= channels {
-                var v = load8(row + c)
-                if hasBias { v = v + load8(b + c) }
-                if hasResidual {
-                    if c + 8 <= rc {
-                        v = v + load8(rrow + c)
-                    } else if c < rc {
-                        for k in 0..<(rc - c) { v[k] += rrow[c + k] }
-                    }
+        // Vectors the residual covers whole; the rest take the general step.
+        let whole = Residual.on ? min(channels, rc / 8 * 8) : channels / 8 * 8
+        @inline(__always) func vector(_ row: UnsafeMutablePointer<Float>, _ rrow: UnsafePointer<Float>, _ c: Int, residualLanes: Int) {
+            var v = load8(row + c)
+            if Bias.on { v = v + load8(b + c) }
+            if Residual.on {
+                if residualLanes == 8 {
+                    v = v + load8(rrow + c)
+                } else {
+                    for k in 0..<residualLanes { v[k] += rrow[c + k] }
                 }
-                if clamp { v = clampLanes(v, lo8, hi8) }
-                if hasAlpha { v = preluLanes(v, load8(a + c)) }
-                store8(v, row + c)
-                c += 8
+            }
+            if Clamp.on { v = clampLanes(v, lo8, hi8) }
+            if Alpha.on { v = preluLanes(v, load8(a + c)) }
+            store8(v, row + c)
+        }
+        for r in 0..<rows {
+            let row = data + r &* stride
+            let rrow = res + (firstRow &+ r) &* rc
+            var c = 0
+            while c &+ 16 <= whole {
+                vector(row, rrow, c, residualLanes: 8)
+                vector(row, rrow, c &+ 8, residualLanes: 8)
+                c &+= 16
+            }
+            while c &+ 8 <= whole {
+                vector(row, rrow, c, residualLanes: 8)
+                c &+= 8
+            }
+            while c &+ 8 <= channels {
+                vector(row, rrow, c, residualLanes: Residual.on ? max(0, min(8, rc &- c)) : 0)
+                c &+= 8
             }
             while c < channels {
                 var v = row[c]
-                if hasBias { v += b[c] }
-                if hasResidual && c < rc { v += rrow[c] }
-                if clamp { v = min(max(v, lo), hi) }
-                if hasAlpha && v < 0 { v *= a[c] }
+                if Bias.on { v += b[c] }
+                if Residual.on && c < rc { v += rrow[c] }
+                if Clamp.on { v = min(max(v, lo), hi) }
+                if Alpha.on && v < 0 { v *= a[c] }
                 row[c] = v
-                c += 1
+                c &+= 1
             }
         }
     }
 }
+
+/// A flag fixed at compile time, for generic specialization of the epilogue's loops.
+protocol PassFlag { static var on: Bool { get } }
+enum On: PassFlag { static var on: Bool { true } }
+enum Off: PassFlag { static var on: Bool { false } }
 
 #if canImport(Glibc)
 import Glibc
