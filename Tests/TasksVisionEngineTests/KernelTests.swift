@@ -123,8 +123,8 @@ final class KernelTests: XCTestCase {
             if c.cout == 1 { single += 1 } else if layer.transposedWeights == nil { packed += 1 } else { small += 1 }
         }
         XCTAssertEqual(single, 3, "cases with one output channel")
-        XCTAssertEqual(small, 4, "cases on the small-matrix path")
-        XCTAssertEqual(packed, convCases.count - 7, "cases on the packed sgemm path")
+        XCTAssertEqual(small, 6, "cases on the small-matrix path")
+        XCTAssertEqual(packed, convCases.count - 9, "cases on the packed sgemm path")
     }
 
     func testConv2DResidualAndPReLUEpilogue() {
