@@ -212,16 +212,24 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let c = g.inC
         let base = input + n * g.inH * g.inW * c
         let run = g.kW * c
+        let rowStep = g.dilationH * g.inW * c
         var oy = p0 / g.outW, ox = p0 % g.outW
         var d = dst
         for _ in 0..<rows {
             let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
             if g.dilationW == 1 && iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH && ix0 >= 0 && ix0 + g.kW <= g.inW {
-                for ky in 0..<g.kH {
-                    let src = base + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c
-                    var i = 0
-                    while i + 8 <= run { store8(load8(src + i), d + i); i += 8 }
-                    while i < run { d[i] = src[i]; i += 1 }
+                // All taps inside: kH contiguous runs. A run's last partial vector is copied as the
+                // vector ending at the run's end (overlapping the one before), not float by float.
+                var src = base + (iy0 &* g.inW &+ ix0) &* c
+                for _ in 0..<g.kH {
+                    if run >= 8 {
+                        var i = 0
+                        while i &+ 8 <= run { store8(load8(src + i), d + i); i &+= 8 }
+                        if i < run { store8(load8(src + (run &- 8)), d + (run &- 8)) }
+                    } else {
+                        for i in 0..<run { d[i] = src[i] }
+                    }
+                    src += rowStep
                     d += run
                 }
             } else {
