@@ -103,6 +103,8 @@ final class KernelTests: XCTestCase {
         // The packed path (Cout x K above 10,416), 1x1 over several tiles and 3x3 with padding.
         ConvCase(h: 25, w: 23, cin: 130, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
         ConvCase(h: 11, w: 9, cin: 20, cout: 70, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6),
+        // The small-matrix path in blocks of output channels (176, 176, 48) on a 7x7 map.
+        ConvCase(h: 7, w: 7, cin: 112, cout: 400, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6),
     ]
 
     func geometry(_ c: ConvCase, oh: Int, ow: Int, cout: Int) -> ConvGeometry {
@@ -111,7 +113,7 @@ final class KernelTests: XCTestCase {
     }
 
     func testConv2DAgainstNaive() {
-        var packed = 0, small = 0, single = 0
+        var packed = 0, small = 0, single = 0, blocked = 0
         for c in convCases {
             let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin), bias = random(c.cout)
             let ref = naiveConv(c, input: input, weights: weights, bias: bias, depthwise: false)
@@ -121,10 +123,12 @@ final class KernelTests: XCTestCase {
             layer.run(context)
             assertClose(outB.values, ref.out, "conv \(c)")
             if c.cout == 1 { single += 1 } else if layer.transposedWeights == nil { packed += 1 } else { small += 1 }
+            if layer.columnBlock < c.cout { blocked += 1 }
         }
+        XCTAssertEqual(blocked, 1, "cases in blocks of output channels")
         XCTAssertEqual(single, 3, "cases with one output channel")
-        XCTAssertEqual(small, 6, "cases on the small-matrix path")
-        XCTAssertEqual(packed, convCases.count - 9, "cases on the packed sgemm path")
+        XCTAssertEqual(small, 7, "cases on the small-matrix path")
+        XCTAssertEqual(packed, convCases.count - 10, "cases on the packed sgemm path")
     }
 
     func testConv2DResidualAndPReLUEpilogue() {

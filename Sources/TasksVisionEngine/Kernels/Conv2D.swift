@@ -59,6 +59,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     let pixels: Int
     /// [K, Cout]: the weights transposed, for the small-matrix path (nil on the packed path).
     let transposedWeights: UnsafeMutablePointer<Float>?
+    /// Output channels per small-matrix call (all of them except on small maps, see
+    /// `smallMatrixMaximumColumnBlocks`).
+    let columnBlock: Int
 
     static let tileRows = 256
     /// OpenBLAS's limit for its small-matrix kernels (`sgemm_small_matrix_permit`): M*N*K.
@@ -69,6 +72,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// tiles of 32-72 rows: their 1x1 convolutions take 4-6% less time than packed, measured
     /// on an AVX-512 Xeon; below 32, the 7x7 layers' tiles of 8-16 rows gain nothing.)
     static let smallMatrixMinimumRows = 32, smallMatrixMaximumRows = 512
+    /// A pointwise layer on a small map (7x7) whose weights are too many for row tiles can still
+    /// take the small-matrix kernels in blocks of output channels, each call reading the whole
+    /// input again (from cache). Up to 4 blocks this beats packing the operands (the 7x7 layers
+    /// of hand_landmark_lite: 3% of the model); at 7 to 12 blocks the re-reads cost more.
+    static let smallMatrixMaximumColumnBlocks = 4
     /// Below 16 output channels the small-matrix kernels are slower than the packed ones.
     static let smallMatrixMinimumChannels = 16
     /// GEMMs at least this deep (K) get the bias preset into their output and add to it with
@@ -99,12 +107,22 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
         // The tiling never depends on the thread count, so neither do the results.
         let smallRows = Self.smallMatrixLimit / max(k * g.outC, 1) / 8 * 8
+        let blockColumns = Self.smallMatrixLimit / max(pixels * k, 1) / 16 * 16
         if smallRows >= Self.smallMatrixMinimumRows && g.outC >= Self.smallMatrixMinimumChannels {
             let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
             for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
             transposedWeights = t
             tileRows = min(pixels, smallRows, Self.smallMatrixMaximumRows)
+            columnBlock = g.outC
+        } else if pointwise && g.batch == 1 && blockColumns >= 16 && g.outC > blockColumns
+                    && (g.outC + blockColumns - 1) / blockColumns <= Self.smallMatrixMaximumColumnBlocks {
+            let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
+            for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
+            transposedWeights = t
+            tileRows = pixels
+            columnBlock = blockColumns
         } else {
+            columnBlock = g.outC
             transposedWeights = nil
             var rows = Self.tileRows
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(k, 1))) }
@@ -149,8 +167,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let preset = presetsBias
         if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
         if let wT = transposedWeights {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(g.outC), Int32(k),
-                        1, a, Int32(k), wT, Int32(g.outC), preset ? 1 : 0, out, Int32(g.outC))
+            var n0 = 0
+            while n0 < g.outC {
+                let n = min(columnBlock, g.outC - n0)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(n), Int32(k),
+                            1, a, Int32(k), wT + n0, Int32(g.outC), preset ? 1 : 0, out + n0, Int32(g.outC))
+                n0 += n
+            }
         } else {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
                         1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
