@@ -195,16 +195,20 @@ public final class Interpreter {
         let binder = TensorBinder(graph: graph, pointers: pointers)
         var layers: [Layer] = []
         do {
+            let consumers = graph.consumerCounts()
             for (s, node) in steps.enumerated() {
                 let layer = try OpRegistry.makeLayer(node, graph, binder)
                 if s > 0 && feedsDepthwise(s - 1), let depthwise = layer as? DepthwiseConv2DLayer,
                    let convolution = layers.last as? Conv2DLayer,
                    ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) {
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise)
+                    let middle = steps[s - 1].outputs[0]
+                    let readElsewhere = consumers[middle] != 1 || graph.outputs.contains(middle)
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise, convolutionOutputRead: readElsewhere)
                 } else if s > 1 && feedsProjection(s - 2), let projection = layer as? Conv2DLayer,
                           let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
                           ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(pair.convolution, pair.depthwise, projection: projection)
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(pair.convolution, pair.depthwise, projection: projection,
+                                                                             convolutionOutputRead: pair.writesConvolutionOutput)
                 } else {
                     layers.append(layer)
                 }

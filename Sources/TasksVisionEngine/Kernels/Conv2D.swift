@@ -152,8 +152,19 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
         let n = item / tilesPerImage
         let p0 = (item % tilesPerImage) * tileRows
-        let rows = min(tileRows, pixels - p0)
-        let out = output + (n * pixels + p0) * g.outC
+        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC,
+                worker: worker, context)
+    }
+
+    /// Whether `compute` gives the same values for any run of pixels as for whole tiles: one
+    /// small-matrix call per run (the kernels' sums do not depend on where a run starts).
+    var computesAnyRun: Bool { pointwise && transposedWeights != nil && columnBlock == g.outC }
+
+    /// Output pixels `p0..<p0 + rows` of image `n`, written to `out` (`g.outC` floats per pixel),
+    /// bias and epilogue included.
+    @inline(__always)
+    func compute(image n: Int, firstPixel p0: Int, count rows: Int, into out: UnsafeMutablePointer<Float>,
+                 worker: Int, _ context: RunContext) {
         let a: UnsafePointer<Float>
         if pointwise {
             a = UnsafePointer(input + (n * pixels + p0) * g.inC)

@@ -43,10 +43,19 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             && p.inH == d.outH && p.inW == d.outW && p.inC == d.outC
     }
 
-    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil) {
+    /// Whether the convolution's output tensor is written at all: not when the depthwise layer is
+    /// its only reader and works from a zero-bordered copy, which the GEMM then fills directly,
+    /// one image row per call (saving the copy, 2-3% of hand_landmark_lite). The sums then differ
+    /// from tile-sized calls in the last bit now and then (OpenBLAS's small-matrix kernels treat
+    /// a pixel by its place in the call), the same way at any thread count.
+    let writesConvolutionOutput: Bool
+
+    /// `convolutionOutputRead` says whether anything besides `depthwise` reads the convolution's output.
+    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true) {
         self.convolution = convolution
         self.depthwise = depthwise
         self.projection = projection
+        writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.computesAnyRun
     }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
@@ -56,8 +65,21 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
 
     func run(_ context: RunContext) {
         guard context.threads == 1 else {
-            convolution.run(context)
-            depthwise.run(context)
+            if writesConvolutionOutput {
+                convolution.run(context)
+                depthwise.run(context)
+            } else {
+                // The same GEMM calls as on one thread (one per image row: the small-matrix kernels'
+                // sums depend on a pixel's place in its call), so results do not depend on threads.
+                let copy = context.scratch(forWorker: 0)
+                depthwise.zeroPaddedBorders(copy)
+                let d = depthwise.g
+                parallelFor(d.inH, context: context) { y, worker in
+                    convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), worker: worker, context)
+                }
+                let rows = depthwise.paddedLayer(copy)
+                parallelFor(d.outH, context: context) { item, _ in rows.row(item) }
+            }
             projection?.run(context)
             return
         }
@@ -68,6 +90,13 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         if let copy { depthwise.zeroPaddedBorders(copy) }
         let rows = copy.map { depthwise.paddedLayer($0) } ?? depthwise
         var copied = 0, next = 0, projected = 0
+        func depthwiseRows(upTo rowsReady: Int) {
+            // Output row `next` reads input rows up to its last tap's (the last input row at most).
+            while next < d.outH && min(next * d.strideH - d.padTop + (d.kH - 1) * d.dilationH, d.inH - 1) < rowsReady {
+                rows.row(next)
+                next += 1
+            }
+        }
         // The projection's tiles whose pixels (rows of the depthwise output) are all done.
         func project(upTo doneRows: Int) {
             guard let projection else { return }
@@ -77,7 +106,15 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
                 projected += 1
             }
         }
-        for t in 0..<convolution.tileCount {
+        if !writesConvolutionOutput, let copy {
+            for y in 0..<d.inH {
+                convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), worker: 0, context)
+                depthwiseRows(upTo: y + 1)
+                project(upTo: next)
+            }
+            copied = d.inH
+        }
+        for t in 0..<(writesConvolutionOutput ? convolution.tileCount : 0) {
             convolution.tile(t, worker: 0, context)
             let done = min((t + 1) * tileRows, pixels)
             let rowsReady = done == pixels ? d.inH : done / d.inW
@@ -85,11 +122,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
                 depthwise.copyIntoPadded(rows: copied..<rowsReady, copy)
                 copied = rowsReady
             }
-            // Output row `next` reads input rows up to its last tap's (the last input row at most).
-            while next < d.outH && min(next * d.strideH - d.padTop + (d.kH - 1) * d.dilationH, d.inH - 1) < rowsReady {
-                rows.row(next)
-                next += 1
-            }
+            depthwiseRows(upTo: rowsReady)
             project(upTo: next)
         }
         if let copy, copied < d.inH { depthwise.copyIntoPadded(rows: copied..<d.inH, copy) }

@@ -94,6 +94,12 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         }
     }
 
+    /// Where input row `y` of image 0 starts in the zero-bordered copy at `dst`.
+    func paddedRow(_ y: Int, in dst: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<Float> {
+        let p = padded ?? g
+        return dst + ((y + g.padTop) * p.inW + g.padLeft) * g.inC
+    }
+
     /// The same convolution reading the zero-bordered copy at `dst`, with no padding left to clip.
     func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
         DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
