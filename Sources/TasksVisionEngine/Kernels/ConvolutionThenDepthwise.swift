@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A CONV_2D and the DEPTHWISE_CONV_2D right after it that reads its output (the expansion
 /// and depthwise steps of an inverted-residual block), run interleaved on one thread.
 ///
@@ -64,25 +66,41 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     }
 
     func run(_ context: RunContext) {
-        guard context.threads == 1 else {
-            if writesConvolutionOutput {
-                convolution.run(context)
-                depthwise.run(context)
-            } else {
-                // The same GEMM calls as on one thread (one per image row: the small-matrix kernels'
-                // sums depend on a pixel's place in its call), so results do not depend on threads.
-                let copy = context.scratch(forWorker: 0)
-                depthwise.zeroPaddedBorders(copy)
-                let d = depthwise.g
-                parallelFor(d.inH, context: context) { y, worker in
-                    convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), worker: worker, context)
-                }
-                let rows = depthwise.paddedLayer(copy)
-                parallelFor(d.outH, context: context) { item, _ in rows.row(item) }
-            }
-            projection?.run(context)
-            return
+        guard context.threads == 1 else { runApart(context); return }
+        runInterleaved(context)
+    }
+
+    /// The members one after the other, each split over the workers; `timed` hears how long each
+    /// took (for profiles: interleaved, their time cannot be told apart).
+    func runApart(_ context: RunContext, timed: (Layer, Double) -> Void = { _, _ in }) {
+        func phase(_ layer: Layer, _ body: () -> Void) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            timed(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
+        if writesConvolutionOutput {
+            phase(convolution) { convolution.run(context) }
+            phase(depthwise) { depthwise.run(context) }
+        } else {
+            // The same GEMM calls as interleaved (one per image row: the small-matrix kernels'
+            // sums depend on a pixel's place in its call), so results do not depend on threads.
+            let copy = context.scratch(forWorker: 0)
+            let d = depthwise.g
+            phase(convolution) {
+                depthwise.zeroPaddedBorders(copy)
+                parallelFor(d.inH, context: context) { y, worker in
+                    convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy),
+                                        worker: worker, context)
+                }
+            }
+            let rows = depthwise.paddedLayer(copy)
+            phase(depthwise) { parallelFor(d.outH, context: context) { item, _ in rows.row(item) } }
+        }
+        if let projection { phase(projection) { projection.run(context) } }
+    }
+
+    /// Each GEMM tile, then the depthwise rows and projection tiles it completes (one thread).
+    func runInterleaved(_ context: RunContext) {
         let d = depthwise.g
         let pixels = convolution.pixels, tileRows = convolution.tileRows
         // From a zero-bordered copy, filled row by row as the GEMM tiles complete them.
