@@ -71,6 +71,17 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
         self.bStrides = Self.broadcastStrides(bShape, to: outShape)
         self.epilogue = epilogue
         self.channels = max(outShape.last ?? 1, 1)
+        if aCount == count && bCount == count {
+            layout = .same
+        } else if aCount == count && bCount == 1 {
+            layout = .scalarB
+        } else if bCount == count && aCount == 1 {
+            layout = .scalarA
+        } else if aCount == count && bCount > 0 && isTrailing(bStrides, bCount) {
+            layout = .trailingB
+        } else if bCount == count && aCount > 0 && isTrailing(aStrides, aCount) {
+            layout = .trailingA
+        }
     }
 
     /// Strides of `shape` read as `out` (0 along broadcast dimensions).
@@ -99,26 +110,31 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
 
     var flops: Double { Double(count) }
 
+    /// How the operands line up with the output, decided once at load.
+    enum Layout { case same, scalarB, scalarA, trailingB, trailingA, strided }
+    private(set) var layout: Layout = .strided
+
     func run(_ context: RunContext) {
-        if aCount == count && bCount == count {
+        switch layout {
+        case .same:
             same(output, a, b, count)
-        } else if aCount == count && bCount == 1 {
+        case .scalarB:
             let s = b[0], s8 = SIMD8<Float>(repeating: s)
             var i = 0
             while i + 8 <= count { store8(F.apply(load8(a + i), s8), output + i); i += 8 }
             while i < count { output[i] = F.apply(a[i], s); i += 1 }
-        } else if bCount == count && aCount == 1 {
+        case .scalarA:
             let s = a[0], s8 = SIMD8<Float>(repeating: s)
             var i = 0
             while i + 8 <= count { store8(F.apply(s8, load8(b + i)), output + i); i += 8 }
             while i < count { output[i] = F.apply(s, b[i]); i += 1 }
-        } else if aCount == count && bCount > 0 && isTrailing(bStrides, bCount) {
+        case .trailingB:
             var off = 0
             while off < count { same(output + off, a + off, b, bCount); off += bCount }
-        } else if bCount == count && aCount > 0 && isTrailing(aStrides, aCount) {
+        case .trailingA:
             var off = 0
             while off < count { same(output + off, a, b + off, aCount); off += aCount }
-        } else {
+        case .strided:
             strided()
         }
         epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
@@ -142,9 +158,17 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
         while i < n { o[i] = F.apply(x[i], y[i]); i += 1 }
     }
 
+    /// The general broadcast walk; its index lives on the stack (no allocation per run).
     func strided() {
         let rank = outShape.count
-        var index = [Int](repeating: 0, count: rank)
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
+            index.initialize(repeating: 0)
+            strided(index)
+        }
+    }
+
+    private func strided(_ index: UnsafeMutableBufferPointer<Int>) {
+        let rank = outShape.count
         var ia = 0, ib = 0
         for i in 0..<count {
             output[i] = F.apply(a[ia], b[ib])
