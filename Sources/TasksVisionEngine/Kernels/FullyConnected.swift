@@ -1,8 +1,11 @@
 import COpenBLAS
 import TasksVisionFormat
 
-/// FULLY_CONNECTED: rows of the input times the transposed [units, inputs] weights,
-/// `sgemv` for a single row and `sgemm` otherwise, with the bias/activation epilogue.
+/// FULLY_CONNECTED: rows of the input times the transposed [units, inputs] weights, with the
+/// bias/activation epilogue. A single row with up to a million weights goes through OpenBLAS's
+/// small-matrix `sgemm` kernels on a [inputs, units] copy of the weights (the gesture embedder's
+/// nine 128-unit layers: 17% faster than `sgemv`, whose call costs more than the 64 KB it
+/// reads); other shapes use `sgemv` (one row) or `sgemm`.
 final class FullyConnectedLayer: Layer {
     let kind = "FULLY_CONNECTED"
     let input: UnsafePointer<Float>
@@ -10,6 +13,8 @@ final class FullyConnectedLayer: Layer {
     let output: UnsafeMutablePointer<Float>
     let rows: Int, inputs: Int, units: Int
     let epilogue: Epilogue
+    /// [inputs, units]: the weights transposed, for the small-matrix path (one row).
+    let transposedWeights: UnsafeMutablePointer<Float>?
 
     init(input: UnsafePointer<Float>, weights: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
          rows: Int, inputs: Int, units: Int, epilogue: Epilogue) {
@@ -20,12 +25,29 @@ final class FullyConnectedLayer: Layer {
         self.inputs = inputs
         self.units = units
         self.epilogue = epilogue
+        if rows == 1 && inputs * units <= Conv2DLayer.smallMatrixLimit {
+            let t = UnsafeMutablePointer<Float>.allocate(capacity: inputs * units)
+            for o in 0..<units { for i in 0..<inputs { t[i * units + o] = weights[o * inputs + i] } }
+            transposedWeights = t
+        } else {
+            transposedWeights = nil
+        }
     }
+
+    deinit { transposedWeights?.deallocate() }
 
     var flops: Double { 2.0 * Double(rows * inputs * units) }
 
     func run(_ context: RunContext) {
-        if rows == 1 {
+        if let wT = transposedWeights {
+            // As in Conv2DLayer: deep enough products start from the preset bias (XNNPACK's order).
+            let preset = epilogue.bias != nil && inputs >= Conv2DLayer.presetBiasMinimumDepth
+            if preset { epilogue.presetBias(output, rows: 1, channels: units, stride: units) }
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, Int32(units), Int32(inputs),
+                        1, input, Int32(inputs), wT, Int32(units), preset ? 1 : 0, output, Int32(units))
+            (preset ? epilogue.withoutBias : epilogue).apply(output, rows: 1, channels: units, stride: units)
+            return
+        } else if rows == 1 {
             cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(units), Int32(inputs), 1, weights, Int32(inputs),
                         input, 1, 0, output, 1)
         } else {
