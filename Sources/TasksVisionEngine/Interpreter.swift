@@ -208,7 +208,7 @@ public final class Interpreter {
                           let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
                           ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
                     layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(pair.convolution, pair.depthwise, projection: projection,
-                                                                             convolutionOutputRead: pair.writesConvolutionOutput)
+                                                                             convolutionOutputRead: pair.convolutionOutputRead)
                 } else {
                     layers.append(layer)
                 }

@@ -112,15 +112,15 @@ struct Epilogue {
         // (the flags are compile-time constants in each copy, so nothing is tested per vector).
         let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
         func withClamp<B: PassFlag, R: PassFlag, A: PassFlag>(_ b: B.Type, _ r: R.Type, _ a: A.Type) {
-            if clamp { pass(data, rows, channels, stride, firstRow, b, r, a, On.self) } else { pass(data, rows, channels, stride, firstRow, b, r, a, Off.self) }
+            if clamp { pass(data, rows, channels, stride, firstRow, b, r, a, FlagOn.self) } else { pass(data, rows, channels, stride, firstRow, b, r, a, FlagOff.self) }
         }
         func withAlpha<B: PassFlag, R: PassFlag>(_ b: B.Type, _ r: R.Type) {
-            if alpha != nil { withClamp(b, r, On.self) } else { withClamp(b, r, Off.self) }
+            if alpha != nil { withClamp(b, r, FlagOn.self) } else { withClamp(b, r, FlagOff.self) }
         }
         func withResidual<B: PassFlag>(_ b: B.Type) {
-            if residual != nil { withAlpha(b, On.self) } else { withAlpha(b, Off.self) }
+            if residual != nil { withAlpha(b, FlagOn.self) } else { withAlpha(b, FlagOff.self) }
         }
-        if bias != nil { withResidual(On.self) } else { withResidual(Off.self) }
+        if bias != nil { withResidual(FlagOn.self) } else { withResidual(FlagOff.self) }
         if activation == .tanh {
             for r in 0..<rows { let row = data + r * stride; for c in 0..<channels { row[c] = tanhf(row[c]) } }
         }
@@ -201,8 +201,8 @@ struct Epilogue {
 
 /// A flag fixed at compile time, for generic specialization of the epilogue's loops.
 protocol PassFlag { static var on: Bool { get } }
-enum On: PassFlag { static var on: Bool { true } }
-enum Off: PassFlag { static var on: Bool { false } }
+enum FlagOn: PassFlag { static var on: Bool { true } }
+enum FlagOff: PassFlag { static var on: Bool { false } }
 
 #if canImport(Glibc)
 import Glibc

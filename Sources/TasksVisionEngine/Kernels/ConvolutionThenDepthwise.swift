@@ -7,8 +7,9 @@ import Dispatch
 /// 2 MB L2 cache by the time the depthwise convolution reads its first rows back. Here each
 /// GEMM tile is followed by the depthwise rows whose input rows are now complete, which read
 /// them while they are still cached. Every value is computed exactly as by the two layers
-/// apart (same tiles, same rows, only their order changes), so results are bit-identical; with
-/// more than one thread the two run apart, each split over the workers.
+/// apart (same tiles, same rows, only their order changes), so results are bit-identical (but
+/// see `writesConvolutionOutput`); with more than one thread the two run apart, each split over
+/// the workers, with the same results.
 ///
 /// When a pointwise CONV_2D reads the depthwise output next (the block's projection), it joins
 /// in: each of its GEMM tiles runs as soon as the depthwise rows it reads are done.
@@ -51,12 +52,14 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// from tile-sized calls in the last bit now and then (OpenBLAS's small-matrix kernels treat
     /// a pixel by its place in the call), the same way at any thread count.
     let writesConvolutionOutput: Bool
+    /// Whether anything besides `depthwise` reads the convolution's output.
+    let convolutionOutputRead: Bool
 
-    /// `convolutionOutputRead` says whether anything besides `depthwise` reads the convolution's output.
     init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true) {
         self.convolution = convolution
         self.depthwise = depthwise
         self.projection = projection
+        self.convolutionOutputRead = convolutionOutputRead
         writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.computesAnyRun
     }
 

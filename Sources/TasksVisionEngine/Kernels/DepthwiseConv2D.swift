@@ -101,9 +101,16 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     /// The same convolution reading the zero-bordered copy at `dst`, with no padding left to clip.
+    /// Made once per scratch buffer (an interpreter's never moves), so runs allocate nothing.
     func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
-        DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, weights: weights, epilogue: epilogue, padded: nil)
+        if let cached = paddedLayerCache, cached.input == dst { return cached }
+        let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, weights: weights,
+                                         epilogue: epilogue, padded: nil)
+        paddedLayerCache = layer
+        return layer
     }
+    /// Guarded like the rest of the layer: one thread at a time runs an interpreter's layers.
+    private var paddedLayerCache: DepthwiseConv2DLayer?
 
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
                  weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?) {
