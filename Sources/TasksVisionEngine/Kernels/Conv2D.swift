@@ -109,16 +109,12 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let smallRows = Self.smallMatrixLimit / max(k * g.outC, 1) / 8 * 8
         let blockColumns = Self.smallMatrixLimit / max(pixels * k, 1) / 16 * 16
         if smallRows >= Self.smallMatrixMinimumRows && g.outC >= Self.smallMatrixMinimumChannels {
-            let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
-            for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
-            transposedWeights = t
+            transposedWeights = transposedCopy(weights, rows: g.outC, columns: k)
             tileRows = min(pixels, smallRows, Self.smallMatrixMaximumRows)
             columnBlock = g.outC
         } else if pointwise && g.batch == 1 && blockColumns >= 16 && g.outC > blockColumns
                     && (g.outC + blockColumns - 1) / blockColumns <= Self.smallMatrixMaximumColumnBlocks {
-            let t = UnsafeMutablePointer<Float>.allocate(capacity: k * g.outC)
-            for o in 0..<g.outC { for i in 0..<k { t[i * g.outC + o] = weights[o * k + i] } }
-            transposedWeights = t
+            transposedWeights = transposedCopy(weights, rows: g.outC, columns: k)
             tileRows = pixels
             columnBlock = blockColumns
         } else {
@@ -180,10 +176,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         if let wT = transposedWeights {
             var n0 = 0
             while n0 < g.outC {
-                let n = min(columnBlock, g.outC - n0)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(n), Int32(k),
+                let width = min(columnBlock, g.outC - n0)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(width), Int32(k),
                             1, a, Int32(k), wT + n0, Int32(g.outC), preset ? 1 : 0, out + n0, Int32(g.outC))
-                n0 += n
+                n0 += width
             }
         } else {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
@@ -285,4 +281,12 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if ox == g.outW { ox = 0; oy += 1 }
         }
     }
+}
+
+/// A [columns, rows] copy of a row-major [rows, columns] matrix: weights laid out as the B of an
+/// untransposed `sgemm`, which OpenBLAS's small-matrix kernels read in place.
+func transposedCopy(_ m: UnsafePointer<Float>, rows: Int, columns: Int) -> UnsafeMutablePointer<Float> {
+    let t = UnsafeMutablePointer<Float>.allocate(capacity: max(rows * columns, 1))
+    for r in 0..<rows { for c in 0..<columns { t[c * rows + r] = m[r * columns + c] } }
+    return t
 }

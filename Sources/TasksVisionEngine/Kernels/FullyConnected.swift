@@ -15,6 +15,10 @@ final class FullyConnectedLayer: Layer {
     let epilogue: Epilogue
     /// [inputs, units]: the weights transposed, for the small-matrix path (one row).
     let transposedWeights: UnsafeMutablePointer<Float>?
+    /// Whether the bias is preset into the output (small-matrix path, as in `Conv2DLayer`:
+    /// deep enough products start from the bias, XNNPACK's order), and what is left after.
+    let presetsBias: Bool
+    let afterGEMM: Epilogue
 
     init(input: UnsafePointer<Float>, weights: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
          rows: Int, inputs: Int, units: Int, epilogue: Epilogue) {
@@ -25,13 +29,10 @@ final class FullyConnectedLayer: Layer {
         self.inputs = inputs
         self.units = units
         self.epilogue = epilogue
-        if rows == 1 && inputs * units <= Conv2DLayer.smallMatrixLimit {
-            let t = UnsafeMutablePointer<Float>.allocate(capacity: inputs * units)
-            for o in 0..<units { for i in 0..<inputs { t[i * units + o] = weights[o * inputs + i] } }
-            transposedWeights = t
-        } else {
-            transposedWeights = nil
-        }
+        transposedWeights = rows == 1 && inputs * units <= Conv2DLayer.smallMatrixLimit
+            ? transposedCopy(weights, rows: units, columns: inputs) : nil
+        presetsBias = transposedWeights != nil && epilogue.bias != nil && inputs >= Conv2DLayer.presetBiasMinimumDepth
+        afterGEMM = presetsBias ? epilogue.withoutBias : epilogue
     }
 
     deinit { transposedWeights?.deallocate() }
@@ -40,13 +41,9 @@ final class FullyConnectedLayer: Layer {
 
     func run(_ context: RunContext) {
         if let wT = transposedWeights {
-            // As in Conv2DLayer: deep enough products start from the preset bias (XNNPACK's order).
-            let preset = epilogue.bias != nil && inputs >= Conv2DLayer.presetBiasMinimumDepth
-            if preset { epilogue.presetBias(output, rows: 1, channels: units, stride: units) }
+            if presetsBias { epilogue.presetBias(output, rows: 1, channels: units, stride: units) }
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, Int32(units), Int32(inputs),
-                        1, input, Int32(inputs), wT, Int32(units), preset ? 1 : 0, output, Int32(units))
-            (preset ? epilogue.withoutBias : epilogue).apply(output, rows: 1, channels: units, stride: units)
-            return
+                        1, input, Int32(inputs), wT, Int32(units), presetsBias ? 1 : 0, output, Int32(units))
         } else if rows == 1 {
             cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(units), Int32(inputs), 1, weights, Int32(inputs),
                         input, 1, 0, output, 1)
@@ -54,6 +51,6 @@ final class FullyConnectedLayer: Layer {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(units), Int32(inputs),
                         1, input, Int32(inputs), weights, Int32(inputs), 0, output, Int32(units))
         }
-        epilogue.apply(output, rows: rows, channels: units, stride: units)
+        afterGEMM.apply(output, rows: rows, channels: units, stride: units)
     }
 }
