@@ -35,10 +35,12 @@ let package = Package(
             dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"],
             path: "Benchmarks/vision-bench"
         ),
+        // Test support: puts the test process on the OpenBLAS kernels the executables use.
+        .target(name: "TestBLASKernels", dependencies: ["COpenBLAS"], path: "Tests/TestBLASKernels"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
-        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
+        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
-        .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat"]),
+        .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
     ]
 )

@@ -126,22 +126,8 @@ struct Epilogue {
         }
     }
 
-    /// The epilogue without its bias, for a GEMM whose output was preset with the bias.
+    /// The epilogue without its bias, for a GEMM that summed the bias in.
     var withoutBias: Epilogue { Epilogue(residual: residual, residualChannels: residualChannels, activation: activation, alpha: alpha) }
-
-    /// Writes the bias into `rows` rows, so that a GEMM with beta 1 adds its product to it:
-    /// no zeroing of the output first and no bias pass afterwards. The sum is the same as
-    /// adding the bias after the product (alpha is 1, the product is summed before it is
-    /// added); the residual is still added afterwards, in TFLite's order.
-    func presetBias(_ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int, stride: Int) {
-        guard let bias else { return }
-        for r in 0..<rows {
-            let row = data + r &* stride
-            var c = 0
-            while c &+ 8 <= channels { store8(load8(bias + c), row + c); c &+= 8 }
-            while c < channels { row[c] = bias[c]; c &+= 1 }
-        }
-    }
 
     /// One pass over the rows, specialized per combination of parts. This pass follows most
     /// GEMMs over their whole output, so it is kept to a few instructions per vector: two

@@ -14,8 +14,10 @@ import XCTest
 /// the previous frame's landmarks, and the depth of fast-moving limbs moves by as much when
 /// our own tracking region is nudged by a thousandth of a pixel (testVideoSensitivity); the
 /// upper-body-only sequence (hand_asl_1, legs out of frame) has a pose presence that
-/// hovers at the 0.5 threshold, so tracking is lost and re-detected on different frames
-/// than in MediaPipe; there only the pose count and a 0.06 mean landmark error are held.
+/// hovers at the 0.5 threshold, and rounding-level differences (1e-4 pixel in the tracked
+/// region) move its landmarks by 0.01-0.02 on average and flip the pose count on up to 14
+/// frames; there the pose count may differ on a third of the frames, and the mean landmark
+/// error is held to the sequence's own sensitivity (testHandAslVideoWithinRoundingSensitivity).
 ///
 /// Rotated inputs: MediaPipe's pose detector removes the letterbox without undoing the ROI's
 /// rotation (pose_detector_graph.cc), so for rotation_degrees 90/180/270 it crops another place
@@ -158,6 +160,50 @@ final class PoseLandmarkerParityTests: XCTestCase {
             for nudge: Float in [1e-6, -1e-6] { flipped = max(flipped, zip(counts, try run(asl, nudge: nudge).map(\.count)).filter { $0 != $1 }.count) }
             let versusReference = zip(counts, asl.results.map { $0.poses.count }).filter { $0 != $1 }.count
             print("PoseLandmarker \(key) hand_asl_1: a 1e-6 nudge changes the pose count on \(flipped) of \(counts.count) frames; ours and MediaPipe's differ on \(versusReference)")
+        }
+    }
+
+    /// hand_asl_1 (no body in view): how far two float32 implementations that differ only in
+    /// rounding drift apart over the sequence. Each frame's tracked region is nudged by 1e-7
+    /// (a ten-thousandth of a pixel, the size of the rounding differences between our kernels
+    /// and XNNPACK's); the landmark mean error of ours against ours nudged is the sequence's
+    /// own sensitivity. Ours against MediaPipe must stay within 1.5 times that. (Two of our own
+    /// builds, depthwise taps summed row by row or column by column, differ by 0.027 on the
+    /// full model, more than either from MediaPipe.)
+    func testHandAslVideoWithinRoundingSensitivity() throws {
+        for key in ["lite", "full"] {
+            let fx = try Self.fixture("video_\(key)_hand_asl_1.json")
+            func run(nudge: Float) throws -> [[PosePipeline.Pose]] {
+                let l = try landmarker(fx.model, .video)
+                return try fx.results.map { e in
+                    l.pipeline.trackedRects = l.pipeline.trackedRects.map { var r = $0; r.xCenter += nudge; return r }
+                    return l.poses(try TestImages.load(Paths.sequences + "/hand_asl_1/" + e.file), timestamp: e.timestampMs ?? 0)
+                }
+            }
+            /// Mean over frames with a pose in both of the landmark mean error (landmarks present in `b`).
+            func meanError(_ a: [[PosePipeline.Pose]], _ b: [[[Float]]]) -> Float {
+                var sum: Float = 0, frames = 0
+                for (pa, pb) in zip(a, b) {
+                    guard let p = pa.first, pb.count == 33 else { continue }
+                    let errors = (0..<33).filter { pb[$0][4] > 0.5 }.map { max(abs(p.landmarks[$0].x - pb[$0][0]), abs(p.landmarks[$0].y - pb[$0][1])) }
+                    guard !errors.isEmpty else { continue }
+                    sum += errors.reduce(0, +) / Float(errors.count)
+                    frames += 1
+                }
+                return frames > 0 ? sum / Float(frames) : 0
+            }
+            let ours = try run(nudge: 0)
+            let reference = fx.results.map { $0.poses.first?.landmarks ?? [] }
+            let asReference: [[[Float]]] = ours.map { poses -> [[Float]] in
+                guard let p = poses.first else { return [] }
+                return p.landmarks.map { [$0.x, $0.y, $0.z, $0.visibility ?? 0, $0.presence ?? 0] }
+            }
+            var sensitivity: Float = 0
+            for nudge: Float in [1e-7, -1e-7] { sensitivity = max(sensitivity, meanError(try run(nudge: nudge), asReference)) }
+            let versusMediaPipe = meanError(ours, reference)
+            print(String(format: "PoseLandmarker %@ hand_asl_1 landmark mean error: ours vs MediaPipe %.4f, ours vs ours nudged by 1e-7 every frame %.4f", key, versusMediaPipe, sensitivity))
+            XCTAssertGreaterThan(sensitivity, 0.002, "\(key): the nudges should move the landmarks")
+            XCTAssertLessThanOrEqual(versusMediaPipe, 1.5 * sensitivity, "\(key): difference from MediaPipe beyond the sequence's own sensitivity")
         }
     }
 

@@ -27,45 +27,38 @@ struct ConvGeometry: Equatable {
 
 /// CONV_2D through OpenBLAS `sgemm` on NHWC data.
 ///
-/// A 1x1 stride-1 unpadded convolution is one GEMM straight on the input
-/// (pixels x Cin times Cin x Cout); any other shape gathers a tile of output
-/// pixels' receptive fields (im2col, zeros for padding) into scratch first.
-/// Output pixels are processed in fixed tiles so that the bias/activation
-/// epilogue runs while the tile is still in cache and so that threads split the
-/// work the same way at any thread count.
+/// A 1x1 stride-1 unpadded convolution is one GEMM on the input pixels (pixels x Cin times
+/// Cin x Cout); any other shape gathers a tile of output pixels' receptive fields (im2col,
+/// zeros for padding) into scratch first. Each output is summed from its bias through the
+/// taps in XNNPACK's order (`BiasFirstGEMM`): the gathered rows start with the 1 that
+/// multiplies the bias, and a 1x1 convolution with a bias copies its input rows behind a 1.
+/// Output pixels are processed in fixed tiles so that the activation/residual epilogue runs
+/// while the tile is still in cache; no value depends on the tiling or the thread count.
 ///
 /// Layers with few weights (Cout x K up to about 10,000, Cout at least 16: the wide early
-/// layers with 8 to 144 input channels) keep a transposed copy of their weights and call
-/// `sgemm` untransposed on tiles of at most a million multiply-adds: OpenBLAS then takes
-/// its small-matrix kernels, which read the operands in place instead of packing them,
-/// 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed path; with
-/// 8 output channels or fewer they are slower, so those stay packed).
+/// layers with 8 to 144 input channels) take tiles of at most a million multiply-adds:
+/// OpenBLAS then runs its small-matrix kernels, which read the operands in place instead of
+/// packing them, 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed
+/// path; with 8 output channels or fewer they are slower, so those stay packed).
 final class Conv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)" }
     let kind = "CONV_2D"
     let g: ConvGeometry
     let input: UnsafeMutablePointer<Float>
     let output: UnsafeMutablePointer<Float>
-    /// [Cout, kH, kW, Cin] as in the model: exactly the transposed B of the GEMM.
+    /// [Cout, kH, kW, Cin] as in the model.
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
-    /// What of the epilogue remains after the GEMM (without the bias when it is preset).
+    /// What of the epilogue remains after the GEMM (the bias is summed in it).
     let afterGEMM: Epilogue
-    /// Whether the bias is written into the output before a beta-1 GEMM (see `presetBiasMinimumDepth`).
-    let presetsBias: Bool
     let pointwise: Bool
     let k: Int
     let tileRows: Int
     let pixels: Int
-    /// [K, Cout]: the weights transposed, for the small-matrix path (nil on the packed path).
-    let transposedWeights: UnsafeMutablePointer<Float>?
-    /// Output channels per small-matrix call (all of them except on small maps, see
-    /// `smallMatrixMaximumColumnBlocks`).
-    let columnBlock: Int
+    /// The product, or nil for a single output channel over a large map (`singleChannel`).
+    let gemm: BiasFirstGEMM?
 
     static let tileRows = 256
-    /// OpenBLAS's limit for its small-matrix kernels (`sgemm_small_matrix_permit`): M*N*K.
-    static let smallMatrixLimit = 1_000_000
     /// Tiles shorter than this lose more to the per-call cost than the kernels gain; longer
     /// than the maximum, the tile and its epilogue fall out of cache. (At 32 rather than 96,
     /// the 14x14 layers of the hand models, 48-384 channels, join the small-matrix path in
@@ -79,16 +72,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     static let smallMatrixMaximumColumnBlocks = 4
     /// Below 16 output channels the small-matrix kernels are slower than the packed ones.
     static let smallMatrixMinimumChannels = 16
-    /// GEMMs at least this deep (K) get the bias preset into their output and add to it with
-    /// beta 1, so that the sums round as XNNPACK's do, whose accumulators start at the bias
-    /// (adding the bias after the product in every layer moved borderline pose results away
-    /// from MediaPipe's: one turned photo's landmarks by 0.10, the pose count on 78 video
-    /// frames). Shallower GEMMs add the bias in the epilogue pass instead: the preset is a pass
-    /// of its own over the output, a store stream with nothing to hide its cache misses behind,
-    /// read back by the GEMM, and costs up to a quarter of a GEMM this shallow (4-5% of
-    /// hand_landmark_lite). With this split every task result against MediaPipe stays as it
-    /// was at the printed precision.
-    static let presetBiasMinimumDepth = 65
+    /// One output channel over at least this many pixels takes the direct kernel
+    /// (`singleChannel`); a GEMM of one column would be padded to 16.
+    static let singleChannelMinimumPixels = 4096
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue) {
@@ -98,45 +84,64 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         self.weights = weights
         self.epilogue = epilogue
         k = g.kH * g.kW * g.inC
-        presetsBias = epilogue.bias != nil && k >= Self.presetBiasMinimumDepth
-        afterGEMM = presetsBias ? epilogue.withoutBias : epilogue
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inH == g.outH && g.inW == g.outW
         pixels = g.outH * g.outW
-        // Each sgemm call packs the whole weight matrix, so tiles must be tall enough to
+        let depth = k + (epilogue.bias != nil ? 1 : 0)
+        // Each packed sgemm call packs the whole weight matrix, so tiles must be tall enough to
         // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
-        // The tiling never depends on the thread count, so neither do the results.
-        let smallRows = Self.smallMatrixLimit / max(k * g.outC, 1) / 8 * 8
-        let blockColumns = Self.smallMatrixLimit / max(pixels * k, 1) / 16 * 16
+        let limit = BiasFirstGEMM.smallMatrixLimit
+        let smallRows = limit / max(depth * ((g.outC + 15) / 16 * 16), 1) / 8 * 8
+        let blockColumns = limit / max(pixels * depth, 1) / 16 * 16
+        var columnBlock = g.outC, rows: Int
         if smallRows >= Self.smallMatrixMinimumRows && g.outC >= Self.smallMatrixMinimumChannels {
-            transposedWeights = transposedCopy(weights, rows: g.outC, columns: k)
-            tileRows = min(pixels, smallRows, Self.smallMatrixMaximumRows)
-            columnBlock = g.outC
+            rows = min(pixels, smallRows, Self.smallMatrixMaximumRows)
         } else if pointwise && g.batch == 1 && blockColumns >= 16 && g.outC > blockColumns
                     && (g.outC + blockColumns - 1) / blockColumns <= Self.smallMatrixMaximumColumnBlocks {
-            transposedWeights = transposedCopy(weights, rows: g.outC, columns: k)
-            tileRows = pixels
+            rows = pixels
             columnBlock = blockColumns
         } else {
-            columnBlock = g.outC
-            transposedWeights = nil
-            var rows = Self.tileRows
-            if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(k, 1))) }
-            tileRows = pixels <= rows + rows / 2 ? pixels : rows
+            rows = Self.tileRows
+            if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
+            rows = pixels <= rows + rows / 2 ? pixels : rows
+        }
+        tileRows = rows
+        if g.outC == 1 && pixels >= Self.singleChannelMinimumPixels {
+            gemm = nil
+            afterGEMM = epilogue
+        } else {
+            gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: k, columns: g.outC, rowsPerCall: rows, columnBlock: columnBlock)
+            afterGEMM = epilogue.withoutBias
         }
     }
 
-    deinit { transposedWeights?.deallocate() }
+    deinit { gemm?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
-    var scratchFloatsPerWorker: Int { pointwise || g.outC == 1 ? 0 : tileRows * k }
+    /// Gathered (or 1-led) rows of a tile, then the GEMM's own scratch.
+    var scratchFloatsPerWorker: Int {
+        guard let gemm else { return 0 }
+        return gatheredFloats + gemm.scratchFloats
+    }
+    /// Scratch floats of a tile's gathered rows (none when the GEMM reads the input in place).
+    var gatheredFloats: Int {
+        guard let gemm, !pointwise || gemm.hasBias else { return 0 }
+        return tileRows * gemm.depth
+    }
 
     func run(_ context: RunContext) {
-        if g.outC == 1 {
+        guard gemm != nil else {
             singleChannel(context)
             return
         }
-        parallelFor(tileCount, context: context) { item, worker in tile(item, worker: worker, context) }
+        parallelFor(tileCount, context: context) { item, worker in tile(item, scratch: context.scratch(forWorker: worker)) }
+    }
+
+    /// Whether calls for short runs of pixels (an image row) cost no more than tiles: each tile is
+    /// one small-matrix call, which packs nothing (a packed call packs all the weights, per call).
+    var runsCostLikeTiles: Bool {
+        guard let gemm, pointwise else { return false }
+        return gemm.columnBlock == g.outC && tileRows * gemm.paddedColumns * gemm.depth <= BiasFirstGEMM.smallMatrixLimit
     }
 
     /// Output tiles per run (over all images).
@@ -144,48 +149,39 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
 
     /// Computes output tile `item`: rows of output pixels in order, image by image.
     @inline(__always)
-    func tile(_ item: Int, worker: Int, _ context: RunContext) {
+    func tile(_ item: Int, scratch: UnsafeMutablePointer<Float>) {
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
         let n = item / tilesPerImage
         let p0 = (item % tilesPerImage) * tileRows
-        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC,
-                worker: worker, context)
+        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC, scratch: scratch)
     }
 
-    /// Whether `compute` gives the same values for any run of pixels as for whole tiles: one
-    /// small-matrix call per run (the kernels' sums do not depend on where a run starts).
-    var computesAnyRun: Bool { pointwise && transposedWeights != nil && columnBlock == g.outC }
-
-    /// Output pixels `p0..<p0 + rows` of image `n`, written to `out` (`g.outC` floats per pixel),
-    /// bias and epilogue included.
+    /// Output pixels `p0..<p0 + count` of image `n`, written to `out` (`g.outC` floats per pixel),
+    /// epilogue included; any run of pixels gives the same values as whole tiles.
     @inline(__always)
-    func compute(image n: Int, firstPixel p0: Int, count rows: Int, into out: UnsafeMutablePointer<Float>,
-                 worker: Int, _ context: RunContext) {
-        let a: UnsafePointer<Float>
-        if pointwise {
-            a = UnsafePointer(input + (n * pixels + p0) * g.inC)
-        } else {
-            let scratch = context.scratch(forWorker: worker)
-            im2col(image: n, firstPixel: p0, rows: rows, into: scratch)
-            a = UnsafePointer(scratch)
-        }
-        // Deep enough GEMMs: the bias goes in first and the GEMM adds to it (beta 1); the
-        // residual and activation are left for afterwards.
-        let preset = presetsBias
-        if preset { epilogue.presetBias(out, rows: rows, channels: g.outC, stride: g.outC) }
-        if let wT = transposedWeights {
-            var n0 = 0
-            while n0 < g.outC {
-                let width = min(columnBlock, g.outC - n0)
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(rows), Int32(width), Int32(k),
-                            1, a, Int32(k), wT + n0, Int32(g.outC), preset ? 1 : 0, out + n0, Int32(g.outC))
-                n0 += width
+    func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+        guard let gemm else { return }
+        var done = 0
+        while done < count {
+            let rows = min(tileRows, count - done), p = p0 + done
+            let a: UnsafePointer<Float>, lda: Int
+            if pointwise && !gemm.hasBias {
+                a = UnsafePointer(input + (n * pixels + p) * g.inC)
+                lda = g.inC
+            } else if pointwise {
+                gemm.augment(input + (n * pixels + p) * g.inC, stride: g.inC, rows: rows, into: scratch)
+                a = UnsafePointer(scratch)
+                lda = gemm.depth
+            } else {
+                im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: gemm.hasBias)
+                a = UnsafePointer(scratch)
+                lda = gemm.depth
             }
-        } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(g.outC), Int32(k),
-                        1, a, Int32(k), weights, Int32(k), preset ? 1 : 0, out, Int32(g.outC))
+            let o = out + done * g.outC
+            gemm.multiply(a, lda: lda, rows: rows, into: o, ldc: g.outC, scratch: scratch + gatheredFloats)
+            afterGEMM.apply(o, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p)
+            done += rows
         }
-        afterGEMM.apply(out, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p0)
     }
 
     /// One output channel (the pose models' segmentation head): each output is the dot product
@@ -234,11 +230,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         }
     }
 
-    /// Gathers the receptive fields of `rows` output pixels into rows of `k` floats.
-    /// Pixels whose window lies inside the image copy kH runs of kW * C floats;
-    /// the others fill taps outside the image with zeros.
+    /// Gathers the receptive fields of `rows` output pixels into rows of `k` floats, each led
+    /// by a 1 when `leadingOne` (the bias's factor). Pixels whose window lies inside the image
+    /// copy kH runs of kW * C floats; the others fill taps outside the image with zeros.
     @inline(__always)
-    func im2col(image n: Int, firstPixel p0: Int, rows: Int, into dst: UnsafeMutablePointer<Float>) {
+    func im2col(image n: Int, firstPixel p0: Int, rows: Int, into dst: UnsafeMutablePointer<Float>, leadingOne: Bool) {
         let c = g.inC
         let base = input + n * g.inH * g.inW * c
         let run = g.kW * c
@@ -246,19 +242,14 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         var oy = p0 / g.outW, ox = p0 % g.outW
         var d = dst
         for _ in 0..<rows {
+            if leadingOne { d[0] = 1; d += 1 }
             let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
             if g.dilationW == 1 && iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH && ix0 >= 0 && ix0 + g.kW <= g.inW {
                 // All taps inside: kH contiguous runs. A run's last partial vector is copied as the
                 // vector ending at the run's end (overlapping the one before), not float by float.
                 var src = base + (iy0 &* g.inW &+ ix0) &* c
                 for _ in 0..<g.kH {
-                    if run >= 8 {
-                        var i = 0
-                        while i &+ 8 <= run { store8(load8(src + i), d + i); i &+= 8 }
-                        if i < run { store8(load8(src + (run &- 8)), d + (run &- 8)) }
-                    } else {
-                        for i in 0..<run { d[i] = src[i] }
-                    }
+                    copyFloats(src, d, count: run)
                     src += rowStep
                     d += run
                 }
@@ -281,12 +272,4 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if ox == g.outW { ox = 0; oy += 1 }
         }
     }
-}
-
-/// A [columns, rows] copy of a row-major [rows, columns] matrix: weights laid out as the B of an
-/// untransposed `sgemm`, which OpenBLAS's small-matrix kernels read in place.
-func transposedCopy(_ m: UnsafePointer<Float>, rows: Int, columns: Int) -> UnsafeMutablePointer<Float> {
-    let t = UnsafeMutablePointer<Float>.allocate(capacity: max(rows * columns, 1))
-    for r in 0..<rows { for c in 0..<columns { t[c * rows + r] = m[r * columns + c] } }
-    return t
 }

@@ -27,13 +27,10 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     let projection: Conv2DLayer?
 
     /// Whether `depthwise` reads exactly `convolution`'s output and both take paths that
-    /// interleave: tiled GEMM, one image, one channel per input channel. A depthwise layer that
-    /// works from a zero-bordered copy of its input (small maps) shares worker 0's scratch with
-    /// the convolution's im2col, so it only pairs with a pointwise convolution (which has none).
+    /// interleave: tiled GEMM, one image, one channel per input channel.
     static func canInterleave(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer) -> Bool {
         let c = convolution.g, d = depthwise.g
-        return c.batch == 1 && d.batch == 1 && c.outC > 1 && depthwise.multiplier == 1
-            && (depthwise.padded == nil || convolution.scratchFloatsPerWorker == 0)
+        return c.batch == 1 && d.batch == 1 && convolution.gemm != nil && depthwise.multiplier == 1
             && depthwise.input == convolution.output
             && d.inH == c.outH && d.inW == c.outW && d.inC == c.outC
     }
@@ -42,15 +39,14 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// scratch) of exactly its output, one image.
     static func canProject(_ depthwise: DepthwiseConv2DLayer, _ projection: Conv2DLayer) -> Bool {
         let d = depthwise.g, p = projection.g
-        return projection.pointwise && p.batch == 1 && p.outC > 1 && projection.input == depthwise.output
+        return projection.pointwise && p.batch == 1 && projection.gemm != nil && projection.input == depthwise.output
             && p.inH == d.outH && p.inW == d.outW && p.inC == d.outC
     }
 
     /// Whether the convolution's output tensor is written at all: not when the depthwise layer is
     /// its only reader and works from a zero-bordered copy, which the GEMM then fills directly,
-    /// one image row per call (saving the copy, 2-3% of hand_landmark_lite). The sums then differ
-    /// from tile-sized calls in the last bit now and then (OpenBLAS's small-matrix kernels treat
-    /// a pixel by its place in the call), the same way at any thread count.
+    /// one image row at a time (saving the copy, 2-3% of hand_landmark_lite; the values are
+    /// those of whole tiles, see `BiasFirstGEMM`), if such short calls cost no more than tiles.
     let writesConvolutionOutput: Bool
     /// Whether anything besides `depthwise` reads the convolution's output.
     let convolutionOutputRead: Bool
@@ -60,12 +56,16 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         self.depthwise = depthwise
         self.projection = projection
         self.convolutionOutputRead = convolutionOutputRead
-        writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.computesAnyRun
+        writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.runsCostLikeTiles
     }
+
+    /// Worker scratch: the depthwise layer's zero-bordered copy first (worker 0's), then what the
+    /// convolutions gather (they never run at the same time on one worker).
+    var convolutionScratchOffset: Int { depthwise.scratchFloatsPerWorker }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
     var scratchFloatsPerWorker: Int {
-        max(convolution.scratchFloatsPerWorker, depthwise.scratchFloatsPerWorker, projection?.scratchFloatsPerWorker ?? 0)
+        convolutionScratchOffset + max(convolution.scratchFloatsPerWorker, projection?.scratchFloatsPerWorker ?? 0)
     }
 
     func run(_ context: RunContext) {
@@ -85,15 +85,14 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             phase(convolution) { convolution.run(context) }
             phase(depthwise) { depthwise.run(context) }
         } else {
-            // The same GEMM calls as interleaved (one per image row: the small-matrix kernels'
-            // sums depend on a pixel's place in its call), so results do not depend on threads.
+            // The same GEMM calls as interleaved, one image row each.
             let copy = context.scratch(forWorker: 0)
             let d = depthwise.g
             phase(convolution) {
                 depthwise.zeroPaddedBorders(copy)
                 parallelFor(d.inH, context: context) { y, worker in
                     convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy),
-                                        worker: worker, context)
+                                        scratch: context.scratch(forWorker: worker) + convolutionScratchOffset)
                 }
             }
             let rows = depthwise.paddedLayer(copy)
@@ -108,6 +107,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         let pixels = convolution.pixels, tileRows = convolution.tileRows
         // From a zero-bordered copy, filled row by row as the GEMM tiles complete them.
         let copy = depthwise.padded == nil ? nil : context.scratch(forWorker: 0)
+        let scratch = context.scratch(forWorker: 0) + convolutionScratchOffset
         if let copy { depthwise.zeroPaddedBorders(copy) }
         let rows = copy.map { depthwise.paddedLayer($0) } ?? depthwise
         var copied = 0, next = 0, projected = 0
@@ -123,20 +123,20 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             guard let projection else { return }
             let done = doneRows == d.outH ? projection.pixels : doneRows * d.outW
             while projected < projection.tileCount && min((projected + 1) * projection.tileRows, projection.pixels) <= done {
-                projection.tile(projected, worker: 0, context)
+                projection.tile(projected, scratch: scratch)
                 projected += 1
             }
         }
         if !writesConvolutionOutput, let copy {
             for y in 0..<d.inH {
-                convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), worker: 0, context)
+                convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), scratch: scratch)
                 depthwiseRows(upTo: y + 1)
                 project(upTo: next)
             }
             copied = d.inH
         }
         for t in 0..<(writesConvolutionOutput ? convolution.tileCount : 0) {
-            convolution.tile(t, worker: 0, context)
+            convolution.tile(t, scratch: scratch)
             let done = min((t + 1) * tileRows, pixels)
             let rowsReady = done == pixels ? d.inH : done / d.inW
             if let copy {

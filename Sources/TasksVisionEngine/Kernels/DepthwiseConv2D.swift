@@ -4,7 +4,9 @@ import TasksVisionFormat
 ///
 /// For each output pixel and each block of eight channels the accumulator stays
 /// in registers across all taps (bias first, the clamp/PReLU epilogue last), and
-/// taps outside the image are skipped, which is zero padding. Rows of output are
+/// taps outside the image are skipped, which is zero padding. Taps are summed column by
+/// column (kx outer, ky inner), XNNPACK's order, so that the sums round as MediaPipe's do
+/// wherever a multiply and an add round as XNNPACK's fused multiply-add does. Rows of output are
 /// the unit of parallel work.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
@@ -172,12 +174,12 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             while ch + 8 <= c {
                 let b = bias.map { load8($0 + ch) } ?? zero8
                 var a0 = b, a1 = b, a2 = b, a3 = b
-                for ky in kyLo..<kyHi {
-                    let p = inPix + (ky &* rowStride &+ ch)
-                    let w = weights + (ky &* kW &* c &+ ch)
-                    for kx in 0..<kW {
-                        let wv = load8(w + kx &* c)
-                        let q = p + kx &* c
+                for kx in 0..<kW {
+                    let p = inPix + (kx &* c &+ ch)
+                    let w = weights + (kx &* c &+ ch)
+                    for ky in kyLo..<kyHi {
+                        let wv = load8(w + ky &* kW &* c)
+                        let q = p + ky &* rowStride
                         a0 = a0 + load8(q) * wv
                         a1 = a1 + load8(q + step) * wv
                         a2 = a2 + load8(q + 2 &* step) * wv
@@ -206,12 +208,12 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 let lo4 = SIMD4<Float>(repeating: lo), hi4 = SIMD4<Float>(repeating: hi), zero4 = SIMD4<Float>(repeating: 0)
                 let b = bias.map { load4($0 + ch) } ?? zero4
                 var a0 = b, a1 = b, a2 = b, a3 = b
-                for ky in kyLo..<kyHi {
-                    let p = inPix + (ky &* rowStride &+ ch)
-                    let w = weights + (ky &* kW &* c &+ ch)
-                    for kx in 0..<kW {
-                        let wv = load4(w + kx &* c)
-                        let q = p + kx &* c
+                for kx in 0..<kW {
+                    let p = inPix + (kx &* c &+ ch)
+                    let w = weights + (kx &* c &+ ch)
+                    for ky in kyLo..<kyHi {
+                        let wv = load4(w + ky &* kW &* c)
+                        let q = p + ky &* rowStride
                         a0 = a0 + load4(q) * wv
                         a1 = a1 + load4(q + step) * wv
                         a2 = a2 + load4(q + 2 &* step) * wv
@@ -248,10 +250,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             var ch = 0
             while ch + 8 <= c {
                 var a0 = bias.map { load8($0 + ch) } ?? zero8
-                for ky in kyLo..<kyHi {
-                    let p = inPix + (ky &* rowStride &+ ch)
-                    let w = weights + (ky &* kW &* c &+ ch)
-                    for kx in 0..<kW { a0 = a0 + load8(p + kx &* c) * load8(w + kx &* c) }
+                for kx in 0..<kW {
+                    let p = inPix + (kx &* c &+ ch)
+                    let w = weights + (kx &* c &+ ch)
+                    for ky in kyLo..<kyHi { a0 = a0 + load8(p + ky &* rowStride) * load8(w + ky &* kW &* c) }
                 }
                 if let al = alpha {
                     a0 = preluLanes(a0, load8(al + ch))
@@ -277,10 +279,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let (lo, hi) = epilogue.bounds
         for ch in first..<c {
             var acc = epilogue.bias?[ch] ?? 0
-            for ky in kyLo..<kyHi {
-                let p = inPix + (ky &* rowStride &+ ch)
-                let w = weights + (ky &* kW &* c &+ ch)
-                for kx in 0..<kW { acc += p[kx * c] * w[kx * c] }
+            for kx in 0..<kW {
+                let p = inPix + (kx &* c &+ ch)
+                let w = weights + (kx &* c &+ ch)
+                for ky in kyLo..<kyHi { acc += p[ky &* rowStride] * w[ky &* kW &* c] }
             }
             if let a = epilogue.alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
             out[ch] = acc
@@ -303,11 +305,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         var ch = 0
         while ch + 8 <= c {
             var acc = bias.map { load8($0 + ch) } ?? zero8
-            for ky in kyLo..<kyHi {
-                let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                let wRow = weights + (ky * g.kW) * c + ch
-                for kx in kxLo..<kxHi {
-                    acc = acc + load8(inRow + kx * g.dilationW * c) * load8(wRow + kx * c)
+            for kx in kxLo..<kxHi {
+                for ky in kyLo..<kyHi {
+                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
+                    acc = acc + load8(inRow + kx * g.dilationW * c) * load8(weights + (ky * g.kW + kx) * c + ch)
                 }
             }
             if let a = alpha {
@@ -320,10 +321,11 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         }
         while ch < c {
             var acc = bias?[ch] ?? 0
-            for ky in kyLo..<kyHi {
-                let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                let wRow = weights + (ky * g.kW) * c + ch
-                for kx in kxLo..<kxHi { acc += inRow[kx * g.dilationW * c] * wRow[kx * c] }
+            for kx in kxLo..<kxHi {
+                for ky in kyLo..<kyHi {
+                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
+                    acc += inRow[kx * g.dilationW * c] * weights[(ky * g.kW + kx) * c + ch]
+                }
             }
             if let a = alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
             out[ch] = acc
@@ -339,12 +341,12 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             let out = output + ((n * g.outH + oy) * g.outW + ox) * g.outC
             for o in 0..<g.outC {
                 var acc = epilogue.bias?[o] ?? 0
-                for ky in 0..<g.kH {
-                    let iy = oy * g.strideH - g.padTop + ky * g.dilationH
-                    if iy < 0 || iy >= g.inH { continue }
-                    for kx in 0..<g.kW {
-                        let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
-                        if ix < 0 || ix >= g.inW { continue }
+                for kx in 0..<g.kW {
+                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
+                    if ix < 0 || ix >= g.inW { continue }
+                    for ky in 0..<g.kH {
+                        let iy = oy * g.strideH - g.padTop + ky * g.dilationH
+                        if iy < 0 || iy >= g.inH { continue }
                         acc += input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier] * weights[(ky * g.kW + kx) * g.outC + o]
                     }
                 }

@@ -1,55 +1,45 @@
 import COpenBLAS
 import TasksVisionFormat
 
-/// FULLY_CONNECTED: rows of the input times the transposed [units, inputs] weights, with the
-/// bias/activation epilogue. A single row with up to a million weights goes through OpenBLAS's
-/// small-matrix `sgemm` kernels on a [inputs, units] copy of the weights (the gesture embedder's
-/// nine 128-unit layers: 17% faster than `sgemv`, whose call costs more than the 64 KB it
-/// reads); other shapes use `sgemv` (one row) or `sgemm`.
+/// FULLY_CONNECTED: rows of the input times the transposed [units, inputs] weights, summed from
+/// the bias in XNNPACK's order (`BiasFirstGEMM`: input rows copied behind a 1 when there is a
+/// bias), then the activation epilogue. A single row with up to a million weights runs on
+/// OpenBLAS's small-matrix kernels (the gesture embedder's nine 128-unit layers: 17% faster
+/// than `sgemv`, whose call costs more than the 64 KB it reads).
 final class FullyConnectedLayer: Layer {
     let kind = "FULLY_CONNECTED"
     let input: UnsafePointer<Float>
-    let weights: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let rows: Int, inputs: Int, units: Int
-    let epilogue: Epilogue
-    /// [inputs, units]: the weights transposed, for the small-matrix path (one row).
-    let transposedWeights: UnsafeMutablePointer<Float>?
-    /// Whether the bias is preset into the output (small-matrix path, as in `Conv2DLayer`:
-    /// deep enough products start from the bias, XNNPACK's order), and what is left after.
-    let presetsBias: Bool
+    let gemm: BiasFirstGEMM
+    /// The epilogue after the GEMM (the bias is summed in it).
     let afterGEMM: Epilogue
 
     init(input: UnsafePointer<Float>, weights: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
          rows: Int, inputs: Int, units: Int, epilogue: Epilogue) {
         self.input = input
-        self.weights = weights
         self.output = output
         self.rows = rows
         self.inputs = inputs
         self.units = units
-        self.epilogue = epilogue
-        transposedWeights = rows == 1 && inputs * units <= Conv2DLayer.smallMatrixLimit
-            ? transposedCopy(weights, rows: units, columns: inputs) : nil
-        presetsBias = transposedWeights != nil && epilogue.bias != nil && inputs >= Conv2DLayer.presetBiasMinimumDepth
-        afterGEMM = presetsBias ? epilogue.withoutBias : epilogue
+        gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: inputs, columns: units, rowsPerCall: rows, columnBlock: units)
+        afterGEMM = epilogue.withoutBias
     }
 
-    deinit { transposedWeights?.deallocate() }
+    deinit { gemm.deallocate() }
 
     var flops: Double { 2.0 * Double(rows * inputs * units) }
+    /// The 1-led input rows (with a bias), then the GEMM's own scratch.
+    var scratchFloatsPerWorker: Int { ledFloats + gemm.scratchFloats }
+    var ledFloats: Int { gemm.hasBias ? rows * gemm.depth : 0 }
 
     func run(_ context: RunContext) {
-        if let wT = transposedWeights {
-            if presetsBias { epilogue.presetBias(output, rows: 1, channels: units, stride: units) }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, Int32(units), Int32(inputs),
-                        1, input, Int32(inputs), wT, Int32(units), presetsBias ? 1 : 0, output, Int32(units))
-        } else if rows == 1 {
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(units), Int32(inputs), 1, weights, Int32(inputs),
-                        input, 1, 0, output, 1)
+        let scratch = context.scratch(forWorker: 0)
+        if gemm.hasBias {
+            gemm.augment(input, stride: inputs, rows: rows, into: scratch)
+            gemm.multiply(scratch, lda: gemm.depth, rows: rows, into: output, ldc: units, scratch: scratch + ledFloats)
         } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(units), Int32(inputs),
-                        1, input, Int32(inputs), weights, Int32(inputs), 0, output, Int32(units))
+            gemm.multiply(input, lda: inputs, rows: rows, into: output, ldc: units, scratch: scratch)
         }
         afterGEMM.apply(output, rows: rows, channels: units, stride: units)
     }
