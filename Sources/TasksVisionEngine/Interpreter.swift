@@ -207,8 +207,10 @@ public final class Interpreter {
                 } else if s > 1 && feedsProjection(s - 2), let projection = layer as? Conv2DLayer,
                           let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
                           ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(pair.convolution, pair.depthwise, projection: projection,
-                                                                             convolutionOutputRead: pair.convolutionOutputRead)
+                    let depthwiseOutput = steps[s - 1].outputs[0]
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(
+                        pair.convolution, pair.depthwise, projection: projection, convolutionOutputRead: pair.convolutionOutputRead,
+                        depthwiseOutputRead: consumers[depthwiseOutput] != 1 || graph.outputs.contains(depthwiseOutput))
                 } else {
                     layers.append(layer)
                 }

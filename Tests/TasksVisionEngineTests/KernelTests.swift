@@ -227,9 +227,11 @@ final class KernelTests: XCTestCase {
             let pc = ConvCase(h: dh, w: dw, cin: c.cout, cout: 12, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0)
             let pWeights = Buffer(random(12 * c.cout)), pBias = Buffer(random(12)), residual = Buffer(random(dh * dw * 12))
             var results: [[Float]] = []
-            // The last run lets the GEMM fill the depthwise layer's zero-bordered copy directly
-            // (nothing else reads the convolution's output), where the shapes allow.
-            for (interleaved, projected, middleRead) in [(false, true, true), (true, false, true), (true, true, true), (true, true, false)] {
+            // The fourth run lets the GEMM fill the depthwise layer's zero-bordered copy directly
+            // (nothing else reads the convolution's output), where the shapes allow; the fifth has
+            // the depthwise layer write the projection's 1-led rows (nothing else reads its output).
+            for (interleaved, projected, middleRead, depthwiseRead) in [(false, true, true, true), (true, false, true, true), (true, true, true, true),
+                                                                       (true, true, false, true), (true, true, false, false)] {
                 let middle = Buffer(zeros: oh * ow * c.cout), output = Buffer(zeros: dh * dw * c.cout), projection = Buffer(zeros: dh * dw * 12)
                 let convolution = Conv2DLayer(geometry: geometry(c, oh: oh, ow: ow, cout: c.cout), input: input.pointer, output: middle.pointer,
                                               weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act))
@@ -242,10 +244,11 @@ final class KernelTests: XCTestCase {
                     XCTAssertTrue(ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise), "\(c) then \(k)x\(k) s\(stride)")
                     XCTAssertTrue(ConvolutionThenDepthwiseLayer.canProject(depthwise, project), "\(c) then \(k)x\(k) s\(stride): projection")
                     XCTAssertGreaterThan(convolution.tileCount, 1, "\(c): several GEMM tiles")
-                    if depthwise.padded != nil && projected { paddedCopies += 1 }  // two projected runs per case
+                    if depthwise.padded != nil && projected { paddedCopies += 1 }  // three projected runs per case
                     let fused = ConvolutionThenDepthwiseLayer(convolution, depthwise, projection: projected ? project : nil,
-                                                              convolutionOutputRead: middleRead)
+                                                              convolutionOutputRead: middleRead, depthwiseOutputRead: depthwiseRead)
                     if !fused.writesConvolutionOutput { directFills += 1 }
+                    XCTAssertEqual(fused.leadsProjectionRows, !depthwiseRead, "\(c): depthwise output led for the projection")
                     fused.run(context)
                     if !projected { project.run(context) }
                 } else {
@@ -253,7 +256,7 @@ final class KernelTests: XCTestCase {
                     depthwise.run(context)
                     project.run(context)
                 }
-                results.append((middleRead ? middle.values : []) + output.values + projection.values)
+                results.append((middleRead ? middle.values : []) + (depthwiseRead ? output.values : []) + projection.values)
             }
             XCTAssertEqual(results[0], results[1], "\(c) then \(k)x\(k) s\(stride): interleaved differs from sequential")
             XCTAssertEqual(results[0], results[2], "\(c) then \(k)x\(k) s\(stride) then 1x1: interleaved differs from sequential")
@@ -261,10 +264,12 @@ final class KernelTests: XCTestCase {
             // whatever the call (on OpenBLAS's AVX-512 kernels; on others, close).
             assertClose(results[3], Array(results[0].suffix(results[3].count)), tolerance: BLASConfiguration.coreName == "SkylakeX" ? 0 : 1e-5,
                         "\(c) then \(k)x\(k) s\(stride) then 1x1, convolution output unread")
+            assertClose(results[4], Array(results[0].suffix(results[4].count)), tolerance: BLASConfiguration.coreName == "SkylakeX" ? 0 : 1e-5,
+                        "\(c) then \(k)x\(k) s\(stride) then 1x1 from 1-led depthwise rows")
             XCTAssertFalse(results[2].contains { $0.isNaN } || results[3].contains { $0.isNaN }, "\(c): every output written")
         }
-        XCTAssertEqual(paddedCopies, 8, "runs through the zero-bordered copy")
-        XCTAssertEqual(directFills, 4, "cases where the GEMM fills the zero-bordered copy directly")
+        XCTAssertEqual(paddedCopies, 12, "runs through the zero-bordered copy")
+        XCTAssertEqual(directFills, 8, "runs where the GEMM fills the zero-bordered copy directly")
     }
 
     // MARK: other ops

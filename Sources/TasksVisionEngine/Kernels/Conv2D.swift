@@ -148,24 +148,30 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     var tileCount: Int { g.batch * ((pixels + tileRows - 1) / tileRows) }
 
     /// Computes output tile `item`: rows of output pixels in order, image by image.
+    /// `ledInput`, for a pointwise layer with a bias, is its input already in rows led by a 1.
     @inline(__always)
-    func tile(_ item: Int, scratch: UnsafeMutablePointer<Float>) {
+    func tile(_ item: Int, scratch: UnsafeMutablePointer<Float>, ledInput: UnsafePointer<Float>? = nil) {
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
         let n = item / tilesPerImage
         let p0 = (item % tilesPerImage) * tileRows
-        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC, scratch: scratch)
+        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC, scratch: scratch,
+                ledInput: ledInput)
     }
 
     /// Output pixels `p0..<p0 + count` of image `n`, written to `out` (`g.outC` floats per pixel),
     /// epilogue included; any run of pixels gives the same values as whole tiles.
     @inline(__always)
-    func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
+    func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
+                 ledInput: UnsafePointer<Float>? = nil) {
         guard let gemm else { return }
         var done = 0
         while done < count {
             let rows = min(tileRows, count - done), p = p0 + done
             let a: UnsafePointer<Float>, lda: Int
-            if pointwise && !gemm.hasBias {
+            if pointwise, gemm.hasBias, let ledInput {
+                a = ledInput + (n * pixels + p) * gemm.depth
+                lda = gemm.depth
+            } else if pointwise && !gemm.hasBias {
                 a = UnsafePointer(input + (n * pixels + p) * g.inC)
                 lda = g.inC
             } else if pointwise {

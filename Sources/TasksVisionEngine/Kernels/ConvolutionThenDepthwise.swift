@@ -50,18 +50,31 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     let writesConvolutionOutput: Bool
     /// Whether anything besides `depthwise` reads the convolution's output.
     let convolutionOutputRead: Bool
+    /// Whether anything besides `projection` reads the depthwise output.
+    let depthwiseOutputRead: Bool
+    /// Whether the depthwise layer writes its output as the rows the projection's bias-first
+    /// GEMM reads, each led by a 1 (in scratch), instead of the projection copying them so
+    /// (interleaved only, when nothing else reads the depthwise output; 5% of
+    /// hand_landmark_lite was that copy).
+    let leadsProjectionRows: Bool
 
-    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true) {
+    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true,
+         depthwiseOutputRead: Bool = true) {
         self.convolution = convolution
         self.depthwise = depthwise
         self.projection = projection
         self.convolutionOutputRead = convolutionOutputRead
+        self.depthwiseOutputRead = depthwiseOutputRead
         writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.runsCostLikeTiles
+        leadsProjectionRows = !depthwiseOutputRead && projection?.gemm?.hasBias == true
     }
 
-    /// Worker scratch: the depthwise layer's zero-bordered copy first (worker 0's), then what the
-    /// convolutions gather (they never run at the same time on one worker).
-    var convolutionScratchOffset: Int { depthwise.scratchFloatsPerWorker }
+    /// Floats of the led depthwise output (pixels x (channels + 1)).
+    var ledFloats: Int { leadsProjectionRows ? depthwise.g.outH * depthwise.g.outW * (depthwise.g.outC + 1) : 0 }
+
+    /// Worker scratch: the depthwise layer's zero-bordered copy first (worker 0's), the led
+    /// depthwise output, then what the convolutions gather (never at the same time on one worker).
+    var convolutionScratchOffset: Int { depthwise.scratchFloatsPerWorker + ledFloats }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
     var scratchFloatsPerWorker: Int {
@@ -109,7 +122,15 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         let copy = depthwise.padded == nil ? nil : context.scratch(forWorker: 0)
         let scratch = context.scratch(forWorker: 0) + convolutionScratchOffset
         if let copy { depthwise.zeroPaddedBorders(copy) }
-        let rows = copy.map { depthwise.paddedLayer($0) } ?? depthwise
+        var writer = depthwise, led: UnsafeMutablePointer<Float>? = nil
+        if leadsProjectionRows {
+            let rowsLed = context.scratch(forWorker: 0) + depthwise.scratchFloatsPerWorker
+            let stride = d.outC + 1
+            for i in 0..<(d.outH * d.outW) { rowsLed[i &* stride] = 1 }
+            writer = depthwise.withOutput(rowsLed + 1, pixelStride: stride)
+            led = rowsLed
+        }
+        let rows = copy.map { writer.paddedLayer($0) } ?? writer
         var copied = 0, next = 0, projected = 0
         func depthwiseRows(upTo rowsReady: Int) {
             // Output row `next` reads input rows up to its last tap's (the last input row at most).
@@ -123,7 +144,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             guard let projection else { return }
             let done = doneRows == d.outH ? projection.pixels : doneRows * d.outW
             while projected < projection.tileCount && min((projected + 1) * projection.tileRows, projection.pixels) <= done {
-                projection.tile(projected, scratch: scratch)
+                projection.tile(projected, scratch: scratch, ledInput: led)
                 projected += 1
             }
         }

@@ -15,6 +15,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let multiplier: Int
     let input: UnsafeMutablePointer<Float>
     let output: UnsafeMutablePointer<Float>
+    /// Floats from one output pixel to the next: the channels, or more when the output is
+    /// written into rows led by a 1 for a bias-first GEMM (`withOutput`).
+    let outputPixelStride: Int
     /// [1, kH, kW, Cout]
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
@@ -45,6 +48,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         }
         self.input = input
         self.output = output
+        outputPixelStride = geometry.outC
         self.weights = weights
         self.epilogue = epilogue
     }
@@ -106,20 +110,33 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// Made once per scratch buffer (an interpreter's never moves), so runs allocate nothing.
     func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
         if let cached = paddedLayerCache, cached.input == dst { return cached }
-        let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, weights: weights,
-                                         epilogue: epilogue, padded: nil)
+        let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, outputPixelStride: outputPixelStride,
+                                         weights: weights, epilogue: epilogue, padded: nil)
         paddedLayerCache = layer
         return layer
     }
     /// Guarded like the rest of the layer: one thread at a time runs an interpreter's layers.
     private var paddedLayerCache: DepthwiseConv2DLayer?
 
+    /// The same convolution writing pixel `i` at `output + i * pixelStride + skip` instead (one
+    /// channel per input channel): rows a GEMM reads led by its bias's 1 (see `ConvolutionThenDepthwiseLayer`).
+    /// Made once per destination, like `paddedLayer`.
+    func withOutput(_ output: UnsafeMutablePointer<Float>, pixelStride: Int) -> DepthwiseConv2DLayer {
+        if let cached = outputLayerCache, cached.output == output { return cached }
+        let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, outputPixelStride: pixelStride,
+                                         weights: weights, epilogue: epilogue, padded: padded)
+        outputLayerCache = layer
+        return layer
+    }
+    private var outputLayerCache: DepthwiseConv2DLayer?
+
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-                 weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?) {
+                 outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?) {
         g = geometry
         self.multiplier = multiplier
         self.input = input
         self.output = output
+        self.outputPixelStride = outputPixelStride
         self.weights = weights
         self.epilogue = epilogue
         self.padded = padded
@@ -147,7 +164,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let n = item / g.outH, oy = item % g.outH
         let c = g.inC
         let inBase = input + n * g.inH * g.inW * c
-        let outRow = output + (n * g.outH + oy) * g.outW * c
+        let os = outputPixelStride
+        let outRow = output + (n * g.outH + oy) * g.outW * os
         let iy0 = oy * g.strideH - g.padTop
         var kyLo = 0, kyHi = g.kH
         while kyLo < kyHi && iy0 + kyLo * g.dilationH < 0 { kyLo += 1 }
@@ -168,7 +186,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let step = sw * c
         let rowStride = g.dilationH * g.inW * c
         while ox + 4 <= interiorHi {
-            let out = outRow + ox * c
+            let out = outRow + ox * os
             let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
             var ch = 0
             while ch + 8 <= c {
@@ -199,9 +217,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     a3 = clampLanes(a3, lo8, hi8)
                 }
                 store8(a0, out + ch)
-                store8(a1, out + c + ch)
-                store8(a2, out + 2 * c + ch)
-                store8(a3, out + 3 * c + ch)
+                store8(a1, out + os + ch)
+                store8(a2, out + 2 * os + ch)
+                store8(a3, out + 3 * os + ch)
                 ch += 8
             }
             if ch + 4 <= c {
@@ -233,19 +251,19 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     a3 = clampLanes(a3, lo4, hi4)
                 }
                 store4(a0, out + ch)
-                store4(a1, out + c + ch)
-                store4(a2, out + 2 * c + ch)
-                store4(a3, out + 3 * c + ch)
+                store4(a1, out + os + ch)
+                store4(a2, out + 2 * os + ch)
+                store4(a3, out + 3 * os + ch)
                 ch += 4
             }
             if ch < c {
-                for j in 0..<4 { channelTail(out + j * c, inPix + j * step, from: ch, kyLo, kyHi, kW: kW) }
+                for j in 0..<4 { channelTail(out + j * os, inPix + j * step, from: ch, kyLo, kyHi, kW: kW) }
             }
-            if epilogue.activation == .tanh { for i in 0..<(4 * c) { out[i] = tanhf(out[i]) } }
+            if epilogue.activation == .tanh { for j in 0..<4 { for i in 0..<c { out[j * os + i] = tanhf(out[j * os + i]) } } }
             ox += 4
         }
         while ox < interiorHi {
-            let out = outRow + ox * c
+            let out = outRow + ox * os
             let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
             var ch = 0
             while ch + 8 <= c {
@@ -298,7 +316,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         var kxLo = 0, kxHi = g.kW
         while kxLo < kxHi && ix0 + kxLo * g.dilationW < 0 { kxLo += 1 }
         while kxHi > kxLo && ix0 + (kxHi - 1) * g.dilationW >= g.inW { kxHi -= 1 }
-        let out = outRow + ox * c
+        let out = outRow + ox * outputPixelStride
         let (lo, hi) = epilogue.bounds
         let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
         let bias = epilogue.bias, alpha = epilogue.alpha
