@@ -6,10 +6,11 @@ bundles) and writes the fixtures the Swift tests compare against: Tests/Fixtures
     python3 tools/reference_pose.py
 
 Image mode on every photo (unrotated and rotation_degrees 90/180/270), video mode
-(33 ms apart) on every sequence. Coordinates are MediaPipe's: normalized to the
+(33 ms apart) on every sequence, and image mode on every sequence frame alone
+(`--frames-only` writes just those). Coordinates are MediaPipe's: normalized to the
 unrotated input image.
 """
-import json, os
+import json, os, sys
 import numpy as np
 from PIL import Image
 import mediapipe as mp
@@ -38,8 +39,27 @@ def make(model, mode):
         base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)), num_poses=1, running_mode=mode))
 
 
+def frames_in_image_mode():
+    """Image mode on every frame of the sequences: the detector and landmark model on each
+    frame alone, with no tracking to carry differences from frame to frame."""
+    for key, model in [("lite", "pose_landmarker_lite.task"), ("full", "pose_landmarker_full.task")]:
+        task = make(model, vision.RunningMode.IMAGE)
+        for seq in sorted(d for d in os.listdir(SEQUENCES) if os.path.isdir(os.path.join(SEQUENCES, d))):
+            frames = sorted(f for f in os.listdir(os.path.join(SEQUENCES, seq)) if f.endswith(".png"))
+            entries = []
+            for frame in frames:
+                image = load(os.path.join(SEQUENCES, seq, frame))
+                entries.append({"file": frame, "width": image.width, "height": image.height, "poses": poses_json(task.detect(image))})
+            with open(os.path.join(OUT, f"frames_{key}_{seq}.json"), "w") as f:
+                json.dump({"model": model, "mode": "image", "sequence": seq, "results": entries}, f, separators=(",", ":"))
+            print(key, seq, len(entries), "frames in image mode", flush=True)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    frames_in_image_mode()
+    if "--frames-only" in sys.argv:
+        return
     names = sorted(f for f in os.listdir(IMAGES) if f.endswith(".png"))
     for key, model in [("lite", "pose_landmarker_lite.task"), ("full", "pose_landmarker_full.task")]:
         task = make(model, vision.RunningMode.IMAGE)

@@ -329,25 +329,41 @@ final class KernelTests: XCTestCase {
         assertClose(run(PReLUFunction.self), zip(a, b).map { $0 < 0 ? $0 * $1 : $0 }, tolerance: 0, "prelu")
     }
 
-    func testResizeBilinearHalfPixel() {
-        let (h, w, c, oh, ow) = (3, 5, 3, 7, 10)
-        let input = random(h * w * c)
-        var ref = [Float](repeating: 0, count: oh * ow * c)
-        let sy = Float(h) / Float(oh), sx = Float(w) / Float(ow)
-        for y in 0..<oh { for x in 0..<ow {
-            let fy = (Float(y) + 0.5) * sy - 0.5, fx = (Float(x) + 0.5) * sx - 0.5
-            let y0 = max(Int(fy.rounded(.down)), 0), y1 = min(Int(fy.rounded(.up)), h - 1)
-            let x0 = max(Int(fx.rounded(.down)), 0), x1 = min(Int(fx.rounded(.up)), w - 1)
-            let dy = fy - Float(y0), dx = fx - Float(x0)
-            for ch in 0..<c {
-                func p(_ yy: Int, _ xx: Int) -> Float { input[(yy * w + xx) * c + ch] }
-                ref[(y * ow + x) * c + ch] = p(y0, x0) * (1 - dy) * (1 - dx) + p(y1, x0) * dy * (1 - dx) + p(y0, x1) * (1 - dy) * dx + p(y1, x1) * dy * dx
+    /// Bilinear resizing as XNNPACK computes it (its indirection setup and SSE kernel, written
+    /// out here scalar): bit for bit, in the half-pixel, legacy and align-corners modes; and
+    /// within float rounding of the textbook interpolation.
+    func testResizeBilinearAsXNNPACK() {
+        for (alignCorners, halfPixel) in [(false, true), (false, false), (true, false)] {
+            let (h, w, c, oh, ow) = (3, 5, 11, 7, 10)
+            let input = random(h * w * c)
+            func axis(_ out: Int, _ size: Int) -> [(Int, Int, Float)] {
+                let adjust = alignCorners && out != 1 ? 1 : 0
+                let scale = Float(size - adjust) / Float(out - adjust)
+                let offset: Float = 0.5 * scale - 0.5
+                return (0..<out).map { d in
+                    var s = Float(d) * scale
+                    s = alignCorners || !halfPixel ? min(s, Float(size - 1)) : min(max(s + offset, 0), Float(size - 1))
+                    let lo = Int(s)
+                    return (lo, min(lo + 1, size - 1), s - Float(lo))
+                }
             }
-        } }
-        let inB = Buffer(input), oB = Buffer(zeros: ref.count)
-        ResizeBilinearLayer(input: inB.pointer, output: oB.pointer, batch: 1, inH: h, inW: w, channels: c, outH: oh, outW: ow,
-                            alignCorners: false, halfPixelCenters: true).run(context)
-        assertClose(oB.values, ref, tolerance: 1e-6, "resize")
+            let ys = axis(oh, h), xs = axis(ow, w)
+            var ref = [Float](repeating: 0, count: oh * ow * c), textbook = ref
+            for y in 0..<oh { for x in 0..<ow {
+                let (y0, y1, ay) = ys[y], (x0, x1, ax) = xs[x]
+                for ch in 0..<c {
+                    func p(_ yy: Int, _ xx: Int) -> Float { input[(yy * w + xx) * c + ch] }
+                    let top = p(y0, x0) + (p(y0, x1) - p(y0, x0)) * ax, bottom = p(y1, x0) + (p(y1, x1) - p(y1, x0)) * ax
+                    ref[(y * ow + x) * c + ch] = top + (bottom - top) * ay
+                    textbook[(y * ow + x) * c + ch] = p(y0, x0) * (1 - ay) * (1 - ax) + p(y1, x0) * ay * (1 - ax) + p(y0, x1) * (1 - ay) * ax + p(y1, x1) * ay * ax
+                }
+            } }
+            let inB = Buffer(input), oB = Buffer(zeros: ref.count)
+            ResizeBilinearLayer(input: inB.pointer, output: oB.pointer, batch: 1, inH: h, inW: w, channels: c, outH: oh, outW: ow,
+                                alignCorners: alignCorners, halfPixelCenters: halfPixel).run(context)
+            assertClose(oB.values, ref, tolerance: 0, "resize align \(alignCorners) half-pixel \(halfPixel)")
+            assertClose(oB.values, textbook, tolerance: 1e-6, "resize align \(alignCorners) half-pixel \(halfPixel), textbook")
+        }
     }
 
     func testPadConcatDepthToSpace() {
@@ -382,7 +398,7 @@ final class KernelTests: XCTestCase {
         for j in 0..<3 { XCTAssertEqual(oB.values[j], (0..<2).flatMap { i in (0..<4).map { x[(i * 3 + j) * 4 + $0] } }.max()!) }
 
         // Global pooling over H and W of NHWC (its own vectorized path), 11 channels (not a multiple
-        // of 8): the same bits as a sum in pixel order.
+        // of 8): the same bits as a sum in pixel order (the mean scaled by the reciprocal).
         let pool = random(2 * 3 * 5 * 11)
         let poolB = Buffer(pool), pB = Buffer(zeros: 22)
         for function in [ReduceLayer.Function.mean, .max, .min] {
@@ -392,7 +408,7 @@ final class KernelTests: XCTestCase {
                 for k in 0..<15 { terms.append(pool[(n * 15 + k) * 11 + c]) }
                 let expected: Float
                 switch function {
-                case .mean: expected = terms.reduce(0, +) / 15
+                case .mean: expected = terms.reduce(0, +) * (1 / Float(15))  // times the reciprocal, as XNNPACK
                 case .max: expected = terms.max()!
                 case .min: expected = terms.min()!
                 }

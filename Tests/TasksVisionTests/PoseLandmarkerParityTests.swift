@@ -9,15 +9,17 @@ import XCTest
 /// presence and visibility within 0.02; world landmarks within 0.01 m mean; in video mode
 /// (smoothed) mean <= 0.01.
 ///
-/// Video mode: the full-body sequence is held to the bounds, world landmarks to
-/// 0.01 m mean over the sequence and 0.05 m on any one frame: each frame's crop comes from
-/// the previous frame's landmarks, and the depth of fast-moving limbs moves by as much when
-/// our own tracking region is nudged by a thousandth of a pixel (testVideoSensitivity); the
-/// upper-body-only sequence (hand_asl_1, legs out of frame) has a pose presence that
-/// hovers at the 0.5 threshold, and rounding-level differences (1e-4 pixel in the tracked
-/// region) move its landmarks by 0.01-0.02 on average and flip the pose count on up to 14
-/// frames; there the pose count may differ on a third of the frames, and the mean landmark
-/// error is held to the sequence's own sensitivity (testHandAslVideoWithinRoundingSensitivity).
+/// Video mode: the full-body sequence (pose_dance_1) is held to the bounds, with world
+/// landmarks at 0.01 m mean over the sequence and 0.05 m on any one frame, and visibility and
+/// presence at 0.02 on average and 0.03 per value: each frame's crop comes from the previous
+/// frame's landmarks, and the depth of fast-moving limbs and the smoothed visibility move by
+/// as much when our own tracking region is nudged by a ten-thousandth of a pixel
+/// (testVideoSensitivity). The upper-body-only sequence (hand_asl_1, legs out of frame) has a
+/// pose presence that hovers at the 0.5 threshold, and rounding-level differences (1e-4 pixel
+/// in the tracked region per frame) move its landmarks by 0.01-0.06 on average and flip the
+/// pose count on up to 24 of 40 frames; there the tracked sequence is held to its own
+/// sensitivity (testHandAslVideoWithinRoundingSensitivity) and every frame alone to the image
+/// tolerances (testSequenceFramesInImageMode).
 ///
 /// Rotated inputs: MediaPipe's pose detector removes the letterbox without undoing the ROI's
 /// rotation (pose_detector_graph.cc), so for rotation_degrees 90/180/270 it crops another place
@@ -40,9 +42,12 @@ final class PoseLandmarkerParityTests: XCTestCase {
         var meanSum: Float = 0, worstMean: Float = 0, worstMax: Float = 0, worstWorld: Float = 0, worstPresence: Float = 0, worstVisibility: Float = 0
         var worldSum: Float = 0
         var worldMean: Float { poses > 0 ? worldSum / Float(poses) : 0 }
+        /// Visibility and presence errors summed over every landmark of every pose compared.
+        var scoreSum: Float = 0, scores = 0
+        var scoreMean: Float { scores > 0 ? scoreSum / Float(scores) : 0 }
         var description: String {
-            String(format: "%d poses in %d frames (%d with another pose count): landmark error mean %.5f (worst pose mean %.5f, max %.5f), world mean %.5f m (worst pose %.5f m), presence %.5f, visibility %.5f",
-                   poses, frames, countMismatches, poses > 0 ? meanSum / Float(poses) : 0, worstMean, worstMax, worldMean, worstWorld, worstPresence, worstVisibility)
+            String(format: "%d poses in %d frames (%d with another pose count): landmark error mean %.5f (worst pose mean %.5f, max %.5f), world mean %.5f m (worst pose %.5f m), presence %.5f, visibility %.5f (mean %.5f)",
+                   poses, frames, countMismatches, poses > 0 ? meanSum / Float(poses) : 0, worstMean, worstMax, worldMean, worstWorld, worstPresence, worstVisibility, scoreMean)
         }
     }
 
@@ -63,6 +68,7 @@ final class PoseLandmarkerParityTests: XCTestCase {
             XCTAssertLessThanOrEqual(pres, scoreLimit, "\(what) landmark \(k): presence")
             XCTAssertLessThanOrEqual(vis, scoreLimit, "\(what) landmark \(k): visibility")
             stats.worstPresence = max(stats.worstPresence, pres); stats.worstVisibility = max(stats.worstVisibility, vis)
+            stats.scoreSum += pres + vis; stats.scores += 2
             let w = p.worldLandmarks[k], rw = r.worldLandmarks[k]
             world += max(abs(w.x - rw[0]), abs(w.y - rw[1]), abs(w.z - rw[2]))
             guard rl[4] > 0.5 else { continue }
@@ -106,19 +112,25 @@ final class PoseLandmarkerParityTests: XCTestCase {
             let fx = try Self.fixture(name)
             let l = try landmarker(fx.model, .video)
             var stats = Stats()
+            // hand_asl_1 shows a forearm at the bottom edge and no body: the pose presence hovers
+            // around the 0.5 tracking threshold, and a 1e-7 nudge of our own tracked region on each
+            // frame changes the pose count on up to 24 of its 40 frames. There the tracked sequence
+            // is held to its own rounding sensitivity (testHandAslVideoWithinRoundingSensitivity)
+            // and every frame alone to the image tolerances (testSequenceFramesInImageMode); here
+            // it is only reported.
+            let partial = fx.sequence == "hand_asl_1"
             for e in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
-                // hand_asl_1 shows a forearm at the bottom edge and no body: the pose presence
-                // hovers around the 0.5 tracking threshold, so whether tracking holds on a frame
-                // turns on differences far below the models' precision (they differ between
-                // MediaPipe's own CPU kernels too). There the pose count may differ on up to a
-                // third of the frames; poses found by both are still compared.
-                let partial = fx.sequence == "hand_asl_1"
-                Self.compare(l.poses(image, timestamp: e.timestampMs ?? 0), e, stats: &stats, "\(name) \(e.file)", meanLimit: partial ? 0.1 : 0.01,
-                             maxLimit: partial ? 1 : 0.03, worldLimit: partial ? 1 : 0.05, scoreLimit: partial ? 1 : 0.02, countMayDiffer: partial)
+                // Visibility and presence are smoothed across frames; per value they are held to
+                // 0.03 (a 1e-7 nudge per frame moves our own full-model visibility by 0.020 on
+                // pose_dance_1, see testVideoSensitivity) and on average to the 0.02.
+                Self.compare(l.poses(image, timestamp: e.timestampMs ?? 0), e, stats: &stats, "\(name) \(e.file)", meanLimit: partial ? 1 : 0.01,
+                             maxLimit: partial ? 1 : 0.03, worldLimit: partial ? 1 : 0.05, scoreLimit: partial ? 1 : 0.03, countMayDiffer: partial)
             }
-            XCTAssertLessThanOrEqual(stats.countMismatches * 3, fx.results.count, "\(name): frames with another pose count")
-            if fx.sequence != "hand_asl_1" { XCTAssertLessThanOrEqual(stats.worldMean, 0.01, "\(name): world landmark mean error over the sequence") }
+            if !partial {
+                XCTAssertLessThanOrEqual(stats.worldMean, 0.01, "\(name): world landmark mean error over the sequence")
+                XCTAssertLessThanOrEqual(stats.scoreMean, 0.02, "\(name): visibility and presence mean error over the sequence")
+            }
             print("PoseLandmarker video \(name): \(stats); detector ran on \(l.poseDetectionCount) of \(fx.results.count) frames")
         }
     }
@@ -153,6 +165,31 @@ final class PoseLandmarkerParityTests: XCTestCase {
             print(String(format: "PoseLandmarker %@ pose_dance_1 world landmarks, worst frame mean: ours vs MediaPipe %.4f m, ours vs ours nudged by 1e-6 %.4f m", key, worstReference, worstNudge))
             XCTAssertGreaterThan(worstNudge, 0.001, "\(key): the nudge should move the world landmarks")
             XCTAssertLessThanOrEqual(worstReference, 3 * worstNudge, "\(key): difference from MediaPipe beyond the sequence's own sensitivity")
+
+            // Smoothed visibility: the worst value against MediaPipe, and against ours with the
+            // tracked region nudged by 1e-7 on every frame.
+            func worstVisibility(_ a: [[PosePipeline.Pose]], _ b: [[[Float]]]) -> Float {
+                var worst: Float = 0
+                for (pa, pb) in zip(a, b) { if let p = pa.first, pb.count == 33 { for k in 0..<33 { worst = max(worst, abs((p.landmarks[k].visibility ?? 0) - pb[k][3])) } } }
+                return worst
+            }
+            func everyFrame(_ nudge: Float) throws -> [[PosePipeline.Pose]] {
+                let l = try landmarker(fx.model, .video)
+                return try fx.results.map { e in
+                    l.pipeline.trackedRects = l.pipeline.trackedRects.map { var r = $0; r.xCenter += nudge; return r }
+                    return l.poses(try TestImages.load(Paths.sequences + "/pose_dance_1/" + e.file), timestamp: e.timestampMs ?? 0)
+                }
+            }
+            let base = try everyFrame(0)
+            let baseAsReference: [[[Float]]] = base.map { poses -> [[Float]] in
+                guard let p = poses.first else { return [] }
+                return p.landmarks.map { [$0.x, $0.y, $0.z, $0.visibility ?? 0, $0.presence ?? 0] }
+            }
+            let visibilityReference = worstVisibility(base, fx.results.map { $0.poses.first?.landmarks ?? [] })
+            var visibilityNudge: Float = 0
+            for nudge: Float in [1e-7, -1e-7] { visibilityNudge = max(visibilityNudge, worstVisibility(try everyFrame(nudge), baseAsReference)) }
+            print(String(format: "PoseLandmarker %@ pose_dance_1 visibility, worst value: ours vs MediaPipe %.4f, ours vs ours nudged by 1e-7 every frame %.4f", key, visibilityReference, visibilityNudge))
+            XCTAssertLessThanOrEqual(visibilityReference, max(0.02, 1.5 * visibilityNudge), "\(key): visibility beyond the sequence's own sensitivity")
 
             let asl = try Self.fixture("video_\(key)_hand_asl_1.json")
             let counts = try run(asl, nudge: 0).map(\.count)
@@ -204,6 +241,22 @@ final class PoseLandmarkerParityTests: XCTestCase {
             print(String(format: "PoseLandmarker %@ hand_asl_1 landmark mean error: ours vs MediaPipe %.4f, ours vs ours nudged by 1e-7 every frame %.4f", key, versusMediaPipe, sensitivity))
             XCTAssertGreaterThan(sensitivity, 0.002, "\(key): the nudges should move the landmarks")
             XCTAssertLessThanOrEqual(versusMediaPipe, 1.5 * sensitivity, "\(key): difference from MediaPipe beyond the sequence's own sensitivity")
+        }
+    }
+
+    /// Every frame of the sequences on its own, in image mode: the detector and the landmark
+    /// model on the frames the video tests track through, without tracking to carry a difference
+    /// from one frame to the next. Held to the image-mode tolerances.
+    func testSequenceFramesInImageMode() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted() where name.hasPrefix("frames_") {
+            let fx = try Self.fixture(name)
+            let l = try landmarker(fx.model, .image)
+            var stats = Stats()
+            for e in fx.results {
+                let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
+                Self.compare(l.poses(image, timestamp: 0), e, stats: &stats, "\(name) \(e.file)", meanLimit: 0.005)
+            }
+            print("PoseLandmarker \(name) (each frame in image mode): \(stats)")
         }
     }
 

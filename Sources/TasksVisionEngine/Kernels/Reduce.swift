@@ -39,8 +39,10 @@ final class ReduceLayer: Layer {
             reduceAnyAxes(count: count)
         }
         if function == .mean {
-            let n = Float(max(count / max(outCount, 1), 1))
-            for i in 0..<outCount { output[i] /= n }
+            // Times the reciprocal, as XNNPACK's reduce kernels scale the sum (a division
+            // rounds differently in a quarter of the outputs).
+            let scale = 1 / Float(max(count / max(outCount, 1), 1))
+            for i in 0..<outCount { output[i] *= scale }
         }
     }
 

@@ -1,7 +1,9 @@
-/// RESIZE_BILINEAR over NHWC, as TFLite's reference kernel computes it
-/// (`align_corners` and `half_pixel_centers` included): source coordinate
-/// `(dst + 0.5) * scale - 0.5` with half-pixel centers, the lower neighbour
-/// clamped at 0 and the upper at size - 1.
+/// RESIZE_BILINEAR over NHWC, as XNNPACK computes it (what MediaPipe runs): each output
+/// pixel's source position is `dst * scale + (0.5 * scale - 0.5)` with half-pixel centers
+/// (`dst * scale` in TensorFlow's legacy mode and with `align_corners`), clamped to the
+/// image; its integer part picks the top-left neighbour, the fraction weighs the others:
+/// top = tl + (tr - tl) * ax, bottom = bl + (br - bl) * ax, out = top + (bottom - top) * ay,
+/// each product and sum rounded to float in that order (XNNPACK's SSE kernel).
 final class ResizeBilinearLayer: Layer {
     let kind = "RESIZE_BILINEAR"
     let input: UnsafePointer<Float>
@@ -10,14 +12,16 @@ final class ResizeBilinearLayer: Layer {
     let ys: [(lo: Int, hi: Int, frac: Float)]
     let xs: [(lo: Int, hi: Int, frac: Float)]
 
+    /// XNNPACK's `xnn_indirection_init_resize_bilinear2d_hwc_f32`, one axis.
     static func axis(out: Int, in size: Int, alignCorners: Bool, halfPixel: Bool) -> [(lo: Int, hi: Int, frac: Float)] {
-        let scale: Float = alignCorners && out > 1 ? Float(size - 1) / Float(out - 1) : Float(size) / Float(out)
+        let adjustment = alignCorners && out != 1 ? 1 : 0
+        let scale = Float(size - adjustment) / Float(out - adjustment)
+        let last = Float(size - 1)
+        let offset: Float = 0.5 * scale - 0.5
         return (0..<out).map { d in
-            let s: Float = halfPixel ? (Float(d) + 0.5) * scale - 0.5 : Float(d) * scale
-            let f = s.rounded(.down)
-            let lo = max(Int(f), 0)
-            let hi = min(Int(s.rounded(.up)), size - 1)
-            return (lo, hi, s - Float(lo))
+            let s: Float = alignCorners || !halfPixel ? min(Float(d) * scale, last) : min(max(Float(d) * scale + offset, 0), last)
+            let lo = Int(s)
+            return (lo, min(lo + 1, size - 1), s - Float(lo))
         }
     }
 
@@ -48,17 +52,17 @@ final class ResizeBilinearLayer: Layer {
                         let p00 = row0 + x.lo * c, p01 = row0 + x.hi * c
                         let p10 = row1 + x.lo * c, p11 = row1 + x.hi * c
                         let out = output + ((n * outH + oy) * outW + ox) * c
-                        // Same expression and order as TFLite's reference kernel.
-                        let w00 = (1 - dy) * (1 - dx), w10 = dy * (1 - dx), w01 = (1 - dy) * dx, w11 = dy * dx
-                        // Eight channels at a time, each lane the same expression as the scalar tail.
-                        let v00 = SIMD8(repeating: w00), v10 = SIMD8(repeating: w10), v01 = SIMD8(repeating: w01), v11 = SIMD8(repeating: w11)
+                        let ax = SIMD8<Float>(repeating: dx), ay = SIMD8<Float>(repeating: dy)
                         var ch = 0
                         while ch &+ 8 <= c {
-                            store8(load8(p00 + ch) * v00 + load8(p10 + ch) * v10 + load8(p01 + ch) * v01 + load8(p11 + ch) * v11, out + ch)
+                            let tl = load8(p00 + ch), tr = load8(p01 + ch), bl = load8(p10 + ch), br = load8(p11 + ch)
+                            let top = tl + (tr - tl) * ax, bottom = bl + (br - bl) * ax
+                            store8(top + (bottom - top) * ay, out + ch)
                             ch &+= 8
                         }
                         while ch < c {
-                            out[ch] = p00[ch] * w00 + p10[ch] * w10 + p01[ch] * w01 + p11[ch] * w11
+                            let top = p00[ch] + (p01[ch] - p00[ch]) * dx, bottom = p10[ch] + (p11[ch] - p10[ch]) * dx
+                            out[ch] = top + (bottom - top) * dy
                             ch &+= 1
                         }
                     }
