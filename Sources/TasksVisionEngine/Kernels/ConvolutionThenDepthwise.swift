@@ -35,8 +35,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             && d.inH == c.outH && d.inW == c.outW && d.inC == c.outC
     }
 
-    /// Whether `projection` can follow `depthwise` tile by tile: a pointwise convolution (no
-    /// scratch) of exactly its output, one image.
+    /// Whether `projection` can follow `depthwise` tile by tile: a pointwise convolution of
+    /// exactly its output, one image.
     static func canProject(_ depthwise: DepthwiseConv2DLayer, _ projection: Conv2DLayer) -> Bool {
         let d = depthwise.g, p = projection.g
         return projection.pointwise && p.batch == 1 && projection.gemm != nil && projection.input == depthwise.output
@@ -54,8 +54,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     let depthwiseOutputRead: Bool
     /// Whether the depthwise layer writes its output as the rows the projection's bias-first
     /// GEMM reads, each led by a 1 (in scratch), instead of the projection copying them so
-    /// (interleaved only, when nothing else reads the depthwise output; 5% of
-    /// hand_landmark_lite was that copy).
+    /// (interleaved only, when nothing else reads the depthwise output; the copy was 3-4% of
+    /// the hand and pose landmark models).
     let leadsProjectionRows: Bool
 
     init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true,

@@ -118,9 +118,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// Guarded like the rest of the layer: one thread at a time runs an interpreter's layers.
     private var paddedLayerCache: DepthwiseConv2DLayer?
 
-    /// The same convolution writing pixel `i` at `output + i * pixelStride + skip` instead (one
-    /// channel per input channel): rows a GEMM reads led by its bias's 1 (see `ConvolutionThenDepthwiseLayer`).
-    /// Made once per destination, like `paddedLayer`.
+    /// The same convolution writing output pixel `i` at `output + i * pixelStride` (one channel
+    /// per input channel): with a stride of channels + 1 and `output` one float into a buffer
+    /// whose pixels start with a 1, the rows a bias-first GEMM reads (see
+    /// `ConvolutionThenDepthwiseLayer`). Made once per destination, like `paddedLayer`.
     func withOutput(_ output: UnsafeMutablePointer<Float>, pixelStride: Int) -> DepthwiseConv2DLayer {
         if let cached = outputLayerCache, cached.output == output { return cached }
         let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, outputPixelStride: pixelStride,
