@@ -196,21 +196,20 @@ public final class Interpreter {
         var layers: [Layer] = []
         do {
             let consumers = graph.consumerCounts()
+            func readElsewhere(_ t: Int) -> Bool { consumers[t] != 1 || graph.outputs.contains(t) }
             for (s, node) in steps.enumerated() {
                 let layer = try OpRegistry.makeLayer(node, graph, binder)
                 if s > 0 && feedsDepthwise(s - 1), let depthwise = layer as? DepthwiseConv2DLayer,
                    let convolution = layers.last as? Conv2DLayer,
                    ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) {
-                    let middle = steps[s - 1].outputs[0]
-                    let readElsewhere = consumers[middle] != 1 || graph.outputs.contains(middle)
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise, convolutionOutputRead: readElsewhere)
+                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise,
+                                                                             convolutionOutputRead: readElsewhere(steps[s - 1].outputs[0]))
                 } else if s > 1 && feedsProjection(s - 2), let projection = layer as? Conv2DLayer,
                           let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
                           ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
-                    let depthwiseOutput = steps[s - 1].outputs[0]
                     layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(
                         pair.convolution, pair.depthwise, projection: projection, convolutionOutputRead: pair.convolutionOutputRead,
-                        depthwiseOutputRead: consumers[depthwiseOutput] != 1 || graph.outputs.contains(depthwiseOutput))
+                        depthwiseOutputRead: readElsewhere(steps[s - 1].outputs[0]))
                 } else {
                     layers.append(layer)
                 }

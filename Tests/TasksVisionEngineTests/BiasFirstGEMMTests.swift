@@ -50,18 +50,12 @@ final class BiasFirstGEMMTests: XCTestCase {
                     }
                 }
                 defer { gemm.deallocate() }
-                var led = [Float](repeating: .nan, count: rows * gemm.depth)
                 var out = [Float](repeating: .nan, count: rows * columns)
-                var scratch = [Float](repeating: .nan, count: gemm.scratchFloats)
+                var scratch = [Float](repeating: .nan, count: gemm.scratchFloats(ledRows: rows))
                 a.withUnsafeBufferPointer { ap in
-                    led.withUnsafeMutableBufferPointer { lp in
-                        gemm.augment(ap.baseAddress!, stride: k, rows: rows, into: lp.baseAddress!)
-                    }
-                }
-                led.withUnsafeBufferPointer { lp in
                     out.withUnsafeMutableBufferPointer { op in
                         scratch.withUnsafeMutableBufferPointer { sp in
-                            gemm.multiply(lp.baseAddress!, lda: gemm.depth, rows: rows, into: op.baseAddress!, ldc: columns, scratch: sp.baseAddress!)
+                            gemm.multiply(rowsOf: ap.baseAddress!, stride: k, rows: rows, into: op.baseAddress!, ldc: columns, scratch: sp.baseAddress!)
                         }
                     }
                 }

@@ -101,15 +101,32 @@ struct BiasFirstGEMM {
         }
     }
 
-    /// Copies `rows` rows of `k` floats (`stride` apart) into `dst` as rows of `depth` floats,
+    /// Scratch floats `multiply(rowsOf:)` needs for `rows` rows: their 1-led copy (with a bias)
+    /// and one call's padded output.
+    func scratchFloats(ledRows rows: Int) -> Int { (hasBias ? rows * depth : 0) + scratchFloats }
+
+    /// The product for `rows` input rows of K floats, `stride` apart: read in place, or with a
+    /// bias first copied behind their 1 into `scratch`.
+    @inline(__always)
+    func multiply(rowsOf src: UnsafePointer<Float>, stride: Int, rows: Int, into out: UnsafeMutablePointer<Float>, ldc: Int,
+                  scratch: UnsafeMutablePointer<Float>) {
+        guard hasBias else {
+            multiply(src, lda: stride, rows: rows, into: out, ldc: ldc, scratch: scratch)
+            return
+        }
+        augment(src, stride: stride, rows: rows, into: scratch)
+        multiply(scratch, lda: depth, rows: rows, into: out, ldc: ldc, scratch: scratch + rows * depth)
+    }
+
+    /// Copies `rows` rows of K floats (`stride` apart) into `dst` as rows of `depth` floats,
     /// each led by the 1 that multiplies the bias.
     @inline(__always)
     func augment(_ src: UnsafePointer<Float>, stride: Int, rows: Int, into dst: UnsafeMutablePointer<Float>) {
-        let k = depth - (hasBias ? 1 : 0), first = hasBias ? 1 : 0
+        let first = hasBias ? 1 : 0
         for r in 0..<rows {
-            let s = src + r &* stride, d = dst + r &* depth
+            let d = dst + r &* depth
             if hasBias { d[0] = 1 }
-            copyFloats(s, d + first, count: k)
+            copyFloats(src + r &* stride, d + first, count: depth - first)
         }
     }
 }

@@ -118,15 +118,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     deinit { gemm?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
-    /// Gathered (or 1-led) rows of a tile, then the GEMM's own scratch.
+    /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
         guard let gemm else { return 0 }
-        return gatheredFloats + gemm.scratchFloats
-    }
-    /// Scratch floats of a tile's gathered rows (none when the GEMM reads the input in place).
-    var gatheredFloats: Int {
-        guard let gemm, !pointwise || gemm.hasBias else { return 0 }
-        return tileRows * gemm.depth
+        return pointwise ? gemm.scratchFloats(ledRows: tileRows) : tileRows * gemm.depth + gemm.scratchFloats
     }
 
     func run(_ context: RunContext) {
@@ -167,24 +162,15 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         var done = 0
         while done < count {
             let rows = min(tileRows, count - done), p = p0 + done
-            let a: UnsafePointer<Float>, lda: Int
-            if pointwise, gemm.hasBias, let ledInput {
-                a = ledInput + (n * pixels + p) * gemm.depth
-                lda = gemm.depth
-            } else if pointwise && !gemm.hasBias {
-                a = UnsafePointer(input + (n * pixels + p) * g.inC)
-                lda = g.inC
-            } else if pointwise {
-                gemm.augment(input + (n * pixels + p) * g.inC, stride: g.inC, rows: rows, into: scratch)
-                a = UnsafePointer(scratch)
-                lda = gemm.depth
-            } else {
-                im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: gemm.hasBias)
-                a = UnsafePointer(scratch)
-                lda = gemm.depth
-            }
             let o = out + done * g.outC
-            gemm.multiply(a, lda: lda, rows: rows, into: o, ldc: g.outC, scratch: scratch + gatheredFloats)
+            if !pointwise {
+                im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: gemm.hasBias)
+                gemm.multiply(scratch, lda: gemm.depth, rows: rows, into: o, ldc: g.outC, scratch: scratch + rows * gemm.depth)
+            } else if gemm.hasBias, let ledInput {
+                gemm.multiply(ledInput + (n * pixels + p) * gemm.depth, lda: gemm.depth, rows: rows, into: o, ldc: g.outC, scratch: scratch)
+            } else {
+                gemm.multiply(rowsOf: input + (n * pixels + p) * g.inC, stride: g.inC, rows: rows, into: o, ldc: g.outC, scratch: scratch)
+            }
             afterGEMM.apply(o, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p)
             done += rows
         }

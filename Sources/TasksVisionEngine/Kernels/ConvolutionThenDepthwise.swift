@@ -7,9 +7,9 @@ import Dispatch
 /// 2 MB L2 cache by the time the depthwise convolution reads its first rows back. Here each
 /// GEMM tile is followed by the depthwise rows whose input rows are now complete, which read
 /// them while they are still cached. Every value is computed exactly as by the two layers
-/// apart (same tiles, same rows, only their order changes), so results are bit-identical (but
-/// see `writesConvolutionOutput`); with more than one thread the two run apart, each split over
-/// the workers, with the same results.
+/// apart (only the order of the work changes; each sum is one chain whatever the GEMM call, see
+/// `BiasFirstGEMM`), so results are bit-identical; with more than one thread the two run apart,
+/// each split over the workers, with the same results.
 ///
 /// When a pointwise CONV_2D reads the depthwise output next (the block's projection), it joins
 /// in: each of its GEMM tiles runs as soon as the depthwise rows it reads are done.
@@ -50,8 +50,6 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     let writesConvolutionOutput: Bool
     /// Whether anything besides `depthwise` reads the convolution's output.
     let convolutionOutputRead: Bool
-    /// Whether anything besides `projection` reads the depthwise output.
-    let depthwiseOutputRead: Bool
     /// Whether the depthwise layer writes its output as the rows the projection's bias-first
     /// GEMM reads, each led by a 1 (in scratch), instead of the projection copying them so
     /// (interleaved only, when nothing else reads the depthwise output; the copy was 3-4% of
@@ -64,7 +62,6 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         self.depthwise = depthwise
         self.projection = projection
         self.convolutionOutputRead = convolutionOutputRead
-        self.depthwiseOutputRead = depthwiseOutputRead
         writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.runsCostLikeTiles
         leadsProjectionRows = !depthwiseOutputRead && projection?.gemm?.hasBias == true
     }

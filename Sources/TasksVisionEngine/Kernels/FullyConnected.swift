@@ -29,18 +29,10 @@ final class FullyConnectedLayer: Layer {
     deinit { gemm.deallocate() }
 
     var flops: Double { 2.0 * Double(rows * inputs * units) }
-    /// The 1-led input rows (with a bias), then the GEMM's own scratch.
-    var scratchFloatsPerWorker: Int { ledFloats + gemm.scratchFloats }
-    var ledFloats: Int { gemm.hasBias ? rows * gemm.depth : 0 }
+    var scratchFloatsPerWorker: Int { gemm.scratchFloats(ledRows: rows) }
 
     func run(_ context: RunContext) {
-        let scratch = context.scratch(forWorker: 0)
-        if gemm.hasBias {
-            gemm.augment(input, stride: inputs, rows: rows, into: scratch)
-            gemm.multiply(scratch, lda: gemm.depth, rows: rows, into: output, ldc: units, scratch: scratch + ledFloats)
-        } else {
-            gemm.multiply(input, lda: inputs, rows: rows, into: output, ldc: units, scratch: scratch)
-        }
+        gemm.multiply(rowsOf: input, stride: inputs, rows: rows, into: output, ldc: units, scratch: context.scratch(forWorker: 0))
         afterGEMM.apply(output, rows: rows, channels: units, stride: units)
     }
 }
