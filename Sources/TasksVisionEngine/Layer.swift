@@ -197,3 +197,16 @@ import Darwin
 #elseif canImport(Musl)
 import Musl
 #endif
+
+// Fused multiply-add as XNNPACK's FMA kernels round it (once), on baseline x86-64 where Swift
+// cannot emit vfmadd: the product of two floats is exact in Double, so the sum rounds once in
+// Double and once more to Float.
+@inline(__always) func fusedMultiplyAdd(_ x: SIMD8<Float>, _ w: SIMD8<Float>, _ acc: SIMD8<Float>) -> SIMD8<Float> {
+    SIMD8<Float>(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
+}
+@inline(__always) func fusedMultiplyAdd(_ x: SIMD4<Float>, _ w: SIMD4<Float>, _ acc: SIMD4<Float>) -> SIMD4<Float> {
+    SIMD4<Float>(SIMD4<Double>(x) * SIMD4<Double>(w) + SIMD4<Double>(acc))
+}
+@inline(__always) func fusedMultiplyAdd(_ x: Float, _ w: Float, _ acc: Float) -> Float {
+    Float(Double(x) * Double(w) + Double(acc))
+}

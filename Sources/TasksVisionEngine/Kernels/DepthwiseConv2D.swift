@@ -4,10 +4,11 @@ import TasksVisionFormat
 ///
 /// For each output pixel and each block of eight channels the accumulator stays
 /// in registers across all taps (bias first, the clamp/PReLU epilogue last), and
-/// taps outside the image are skipped, which is zero padding. Taps are summed column by
-/// column (kx outer, ky inner), XNNPACK's order, so that the sums round as MediaPipe's do
-/// wherever a multiply and an add round as XNNPACK's fused multiply-add does. Rows of output are
-/// the unit of parallel work.
+/// taps outside the image are skipped, which is zero padding. Taps are summed as XNNPACK's
+/// kernels sum them on this CPU: column by column (kx outer, ky inner), each tap one fused
+/// multiply-add (`fusedMultiplyAdd`, exact in Double since Swift cannot emit the instruction
+/// on baseline x86-64), so the output is MediaPipe's bit for bit. Rows of output are the
+/// unit of parallel work.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
     let kind = "DEPTHWISE_CONV_2D"
@@ -199,10 +200,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     for ky in kyLo..<kyHi {
                         let wv = load8(w + ky &* kW &* c)
                         let q = p + ky &* rowStride
-                        a0 = a0 + load8(q) * wv
-                        a1 = a1 + load8(q + step) * wv
-                        a2 = a2 + load8(q + 2 &* step) * wv
-                        a3 = a3 + load8(q + 3 &* step) * wv
+                        a0 = fusedMultiplyAdd(load8(q), wv, a0)
+                        a1 = fusedMultiplyAdd(load8(q + step), wv, a1)
+                        a2 = fusedMultiplyAdd(load8(q + 2 &* step), wv, a2)
+                        a3 = fusedMultiplyAdd(load8(q + 3 &* step), wv, a3)
                     }
                 }
                 if let al = alpha {
@@ -233,10 +234,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     for ky in kyLo..<kyHi {
                         let wv = load4(w + ky &* kW &* c)
                         let q = p + ky &* rowStride
-                        a0 = a0 + load4(q) * wv
-                        a1 = a1 + load4(q + step) * wv
-                        a2 = a2 + load4(q + 2 &* step) * wv
-                        a3 = a3 + load4(q + 3 &* step) * wv
+                        a0 = fusedMultiplyAdd(load4(q), wv, a0)
+                        a1 = fusedMultiplyAdd(load4(q + step), wv, a1)
+                        a2 = fusedMultiplyAdd(load4(q + 2 &* step), wv, a2)
+                        a3 = fusedMultiplyAdd(load4(q + 3 &* step), wv, a3)
                     }
                 }
                 if let al = alpha {
@@ -272,7 +273,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 for kx in 0..<kW {
                     let p = inPix + (kx &* c &+ ch)
                     let w = weights + (kx &* c &+ ch)
-                    for ky in kyLo..<kyHi { a0 = a0 + load8(p + ky &* rowStride) * load8(w + ky &* kW &* c) }
+                    for ky in kyLo..<kyHi { a0 = fusedMultiplyAdd(load8(p + ky &* rowStride), load8(w + ky &* kW &* c), a0) }
                 }
                 if let al = alpha {
                     a0 = preluLanes(a0, load8(al + ch))
@@ -301,7 +302,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             for kx in 0..<kW {
                 let p = inPix + (kx &* c &+ ch)
                 let w = weights + (kx &* c &+ ch)
-                for ky in kyLo..<kyHi { acc += p[ky &* rowStride] * w[ky &* kW &* c] }
+                for ky in kyLo..<kyHi { acc = fusedMultiplyAdd(p[ky &* rowStride], w[ky &* kW &* c], acc) }
             }
             if let a = epilogue.alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
             out[ch] = acc
@@ -327,7 +328,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             for kx in kxLo..<kxHi {
                 for ky in kyLo..<kyHi {
                     let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    acc = acc + load8(inRow + kx * g.dilationW * c) * load8(weights + (ky * g.kW + kx) * c + ch)
+                    acc = fusedMultiplyAdd(load8(inRow + kx * g.dilationW * c), load8(weights + (ky * g.kW + kx) * c + ch), acc)
                 }
             }
             if let a = alpha {
@@ -343,7 +344,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             for kx in kxLo..<kxHi {
                 for ky in kyLo..<kyHi {
                     let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    acc += inRow[kx * g.dilationW * c] * weights[(ky * g.kW + kx) * c + ch]
+                    acc = fusedMultiplyAdd(inRow[kx * g.dilationW * c], weights[(ky * g.kW + kx) * c + ch], acc)
                 }
             }
             if let a = alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
@@ -366,7 +367,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     for ky in 0..<g.kH {
                         let iy = oy * g.strideH - g.padTop + ky * g.dilationH
                         if iy < 0 || iy >= g.inH { continue }
-                        acc += input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier] * weights[(ky * g.kW + kx) * g.outC + o]
+                        acc = fusedMultiplyAdd(input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier], weights[(ky * g.kW + kx) * g.outC + o], acc)
                     }
                 }
                 out[o] = acc
