@@ -20,7 +20,7 @@ public enum DetectionsToRects {
         guard startKeypoint < d.keypoints.count, endKeypoint < d.keypoints.count else { return r }
         let x0 = d.keypoints[startKeypoint].x * Float(imageWidth), y0 = d.keypoints[startKeypoint].y * Float(imageHeight)
         let x1 = d.keypoints[endKeypoint].x * Float(imageWidth), y1 = d.keypoints[endKeypoint].y * Float(imageHeight)
-        r.rotation = normalizeRadians(targetAngle - atan2f(-(y1 - y0), x1 - x0))
+        r.rotation = normalizeRadians(targetAngle - FloatMath.atan2(-(y1 - y0), x1 - x0))
         return r
     }
 }
@@ -50,8 +50,8 @@ public struct RectTransformation: Sendable, Equatable {
             r.xCenter += width * shiftX
             r.yCenter += height * shiftY
         } else {
-            let xShift = (w * width * shiftX * cosf(rotation) - h * height * shiftY * sinf(rotation)) / w
-            let yShift = (w * width * shiftX * sinf(rotation) + h * height * shiftY * cosf(rotation)) / h
+            let xShift = (w * width * shiftX * FloatMath.cos(rotation) - h * height * shiftY * FloatMath.sin(rotation)) / w
+            let yShift = (w * width * shiftX * FloatMath.sin(rotation) + h * height * shiftY * FloatMath.cos(rotation)) / h
             r.xCenter += xShift
             r.yCenter += yShift
         }

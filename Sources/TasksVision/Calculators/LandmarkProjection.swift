@@ -23,14 +23,14 @@ public enum TensorsToLandmarks {
         (0..<count).map { i in Landmark(x: raw[i * dimensions], y: raw[i * dimensions + 1], z: raw[i * dimensions + 2]) }
     }
 
-    @inline(__always) public static func sigmoid(_ x: Float) -> Float { 1 / (1 + expf(-x)) }
+    @inline(__always) public static func sigmoid(_ x: Float) -> Float { 1 / (1 + FloatMath.exp(-x)) }
 }
 
 /// MediaPipe's `LandmarkProjectionCalculator` given only a NORM_RECT: rotate about the
 /// crop centre, scale by the rect's normalized size, move to its centre; z scales with width.
 public enum LandmarkProjection {
     public static func project(_ lms: [NormalizedLandmark], rect: NormalizedRect) -> [NormalizedLandmark] {
-        let c = cosf(rect.rotation), s = sinf(rect.rotation)
+        let c = FloatMath.cos(rect.rotation), s = FloatMath.sin(rect.rotation)
         return lms.map { lm in
             let x = lm.x - 0.5, y = lm.y - 0.5
             var out = lm
@@ -43,7 +43,7 @@ public enum LandmarkProjection {
 
     /// `WorldLandmarkProjectionCalculator`: rotation only.
     public static func projectWorld(_ lms: [Landmark], rect: NormalizedRect) -> [Landmark] {
-        let c = cosf(rect.rotation), s = sinf(rect.rotation)
+        let c = FloatMath.cos(rect.rotation), s = FloatMath.sin(rect.rotation)
         return lms.map { lm in
             var out = lm
             out.x = c * lm.x - s * lm.y
@@ -68,7 +68,7 @@ public enum HandLandmarksToRect {
         var x1 = (lms[4].x + lms[8].x) / 2, y1 = (lms[4].y + lms[8].y) / 2
         x1 = (x1 + lms[6].x) / 2 * w
         y1 = (y1 + lms[6].y) / 2 * h
-        let rotation = normalizeRadians(Float(Double.pi * 0.5) - atan2f(-(y1 - y0), x1 - x0))
+        let rotation = normalizeRadians(Float(Double.pi * 0.5) - FloatMath.atan2(-(y1 - y0), x1 - x0))
         let reverse = normalizeRadians(-rotation)
         // MediaPipe starts its maxima at numeric_limits<float>::min() (the smallest positive float).
         var maxX = Float.leastNormalMagnitude, maxY = Float.leastNormalMagnitude
@@ -76,15 +76,15 @@ public enum HandLandmarksToRect {
         for lm in lms { maxX = max(maxX, lm.x); maxY = max(maxY, lm.y); minX = min(minX, lm.x); minY = min(minY, lm.y) }
         let cx = (maxX + minX) / 2, cy = (maxY + minY) / 2
         maxX = .leastNormalMagnitude; maxY = .leastNormalMagnitude; minX = .greatestFiniteMagnitude; minY = .greatestFiniteMagnitude
-        let cr = cosf(reverse), sr = sinf(reverse)
+        let cr = FloatMath.cos(reverse), sr = FloatMath.sin(reverse)
         for lm in lms {
             let ox = (lm.x - cx) * w, oy = (lm.y - cy) * h
             let px = ox * cr - oy * sr, py = ox * sr + oy * cr
             maxX = max(maxX, px); maxY = max(maxY, py); minX = min(minX, px); minY = min(minY, py)
         }
         let pcx = (maxX + minX) / 2, pcy = (maxY + minY) / 2
-        let centerX = pcx * cosf(rotation) - pcy * sinf(rotation) + w * cx
-        let centerY = pcx * sinf(rotation) + pcy * cosf(rotation) + h * cy
+        let centerX = pcx * FloatMath.cos(rotation) - pcy * FloatMath.sin(rotation) + w * cx
+        let centerY = pcx * FloatMath.sin(rotation) + pcy * FloatMath.cos(rotation) + h * cy
         return NormalizedRect(xCenter: centerX / w, yCenter: centerY / h, width: (maxX - minX) / w, height: (maxY - minY) / h, rotation: rotation)
     }
 }

@@ -16,7 +16,7 @@ public enum LandmarksToMatrix {
             let sx = Float(w) / maxDim, sy = Float(h) / maxDim
             p = p.map { SIMD3(Float((Double($0.x) - 0.5) * Double(sx) + 0.5), Float((Double($0.y) - 0.5) * Double(sy) + 0.5), $0.z) }
         }
-        let c = cosf(rotation), s = sinf(-rotation)
+        let c = FloatMath.cos(rotation), s = FloatMath.sin(-rotation)
         p = p.map { q in
             let x = Float(Double(q.x) - 0.5), y = Float(Double(q.y) - 0.5)
             return SIMD3(x * c - y * s + 0.5, y * c + x * s + 0.5, q.z)

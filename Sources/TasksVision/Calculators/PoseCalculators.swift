@@ -16,7 +16,7 @@ public enum AlignmentPointsRects {
         let xc = center.x * w, yc = center.y * h
         let xs = scale.x * w, ys = scale.y * h
         let size = Float(Double(((xs - xc) * (xs - xc) + (ys - yc) * (ys - yc)).squareRoot()) * 2.0)
-        let rotation = normalizeRadians(targetAngle - atan2f(-(ys - yc), xs - xc))
+        let rotation = normalizeRadians(targetAngle - FloatMath.atan2(-(ys - yc), xs - xc))
         return NormalizedRect(xCenter: xc / w, yCenter: yc / h, width: size / w, height: size / h, rotation: rotation)
     }
 }
@@ -36,7 +36,7 @@ public enum RefineLandmarksFromHeatmap {
             var sum: Float = 0, wc: Float = 0, wr: Float = 0, peak: Float = 0
             for r in max(0, row - offset)..<min(height, row + offset + 1) {
                 for c in max(0, col - offset)..<min(width, col + offset + 1) {
-                    let confidence = 1 / (1 + expf(-heatmap[(r * width + c) * channels + i]))
+                    let confidence = 1 / (1 + FloatMath.exp(-heatmap[(r * width + c) * channels + i]))
                     sum += confidence
                     peak = max(peak, confidence)
                     wc += Float(c) * confidence
@@ -134,11 +134,19 @@ public struct PoseLandmarkSmoother: Sendable {
 
     public mutating func reset() { self = PoseLandmarkSmoother() }
 
+    /// A frame without a pose. In MediaPipe's graph only the image-landmark filter runs on such
+    /// a frame (the image size reaches it every frame) and resets; the visibility filters and the
+    /// world-landmark filter receive no packet, so they keep their state and resume from it, with
+    /// the frequency taken from the time since the last pose.
+    public mutating func poseLost() {
+        filters = []
+    }
+
     public mutating func smooth(_ lms: [NormalizedLandmark], world: [Landmark], roi: NormalizedRect, imageWidth: Int, imageHeight: Int,
                                 timestampMicroseconds: Int64) -> ([NormalizedLandmark], [Landmark]) {
         let t = timestampMicroseconds * 1000
-        if visibility.count != lms.count {
-            visibility = Array(repeating: LowPassFilter(), count: lms.count)
+        if visibility.count != lms.count { visibility = Array(repeating: LowPassFilter(), count: lms.count) }
+        if filters.count != lms.count * 3 {
             filters = Array(repeating: OneEuroFilter(minCutoff: 0.05, beta: 80, derivateCutoff: 1), count: lms.count * 3)
         }
         if worldVisibility.count != world.count {

@@ -41,7 +41,7 @@ public enum TensorsToDetections {
             var logit = scores[i]
             logit = logit < -o.scoreClipping ? -o.scoreClipping : logit
             logit = logit > o.scoreClipping ? o.scoreClipping : logit
-            let score = 1 / (1 + expf(-logit))
+            let score = 1 / (1 + FloatMath.exp(-logit))
             if score < o.minScore { continue }
             let a = anchors[i]
             let b = i * o.numCoords

@@ -113,7 +113,7 @@ public enum ImageToTensor {
     public static func transformMatrix(_ r: RotatedRect, imageWidth: Int, imageHeight: Int, flipHorizontally: Bool) -> [Float] {
         let a = r.width, b = r.height
         let flip: Float = flipHorizontally ? -1 : 1
-        let c = cosf(r.rotation), d = sinf(r.rotation)
+        let c = FloatMath.cos(r.rotation), d = FloatMath.sin(r.rotation)
         let e = r.centerX, f = r.centerY
         let g = 1 / Float(imageWidth), h = 1 / Float(imageHeight)
         return [

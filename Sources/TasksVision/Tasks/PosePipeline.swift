@@ -149,7 +149,7 @@ final class PosePipeline {
                     poses[0].landmarks = s.0
                     poses[0].worldLandmarks = s.1
                 } else {
-                    smoother.reset()
+                    smoother.poseLost()
                 }
             }
         }
