@@ -171,6 +171,52 @@ final class KernelTests: XCTestCase {
         }
     }
 
+    /// Every depthwise output is XNNPACK's sum bit for bit: from the bias, one fused multiply-add
+    /// per tap, column by column (kx outer, ky inner), taps outside the image skipped. Covers the
+    /// four-pixel interior blocks, single pixels, channel tails, clipped border pixels, the
+    /// zero-bordered copy of small maps, a large padded map that is clipped instead, and a depth
+    /// multiplier of 2.
+    func testDepthwiseIsAChainOfFusedMultiplyAdds() {
+        let cases: [(ConvCase, Int)] = [
+            (ConvCase(h: 9, w: 10, cin: 13, cout: 13, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 1),
+            (ConvCase(h: 11, w: 12, cin: 42, cout: 42, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2), 1),
+            (ConvCase(h: 12, w: 12, cin: 17, cout: 17, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1), 1),
+            (ConvCase(h: 4, w: 23, cin: 24, cout: 24, k: 3, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), 1),
+            (ConvCase(h: 40, w: 37, cin: 12, cout: 12, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 1),
+            (ConvCase(h: 38, w: 35, cin: 9, cout: 9, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2), 1),
+            (ConvCase(h: 5, w: 4, cin: 3, cout: 6, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 2),
+        ]
+        for (c, multiplier) in cases {
+            let cout = c.cin * multiplier
+            // Values with full 24-bit significands, so that a product rounded before the add shows.
+            let input = random(c.h * c.w * c.cin, -3, 3), weights = random(c.k * c.k * cout), bias = random(cout)
+            let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+            var ref = [Float](repeating: 0, count: oh * ow * cout), unfused = ref
+            for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
+                var acc = bias[o], plain = bias[o]
+                for kx in 0..<c.k { for ky in 0..<c.k {
+                    let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                    if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
+                    let x = input[(iy * c.w + ix) * c.cin + o / multiplier], w = weights[(ky * c.k + kx) * cout + o]
+                    acc = acc.addingProduct(x, w)
+                    plain = plain + x * w
+                } }
+                ref[(oy * ow + ox) * cout + o] = acc
+                unfused[(oy * ow + ox) * cout + o] = plain
+            } } }
+            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
+            var g = geometry(c, oh: oh, ow: ow, cout: cout)
+            g.outC = cout
+            DepthwiseConv2DLayer(geometry: g, multiplier: multiplier, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                                 epilogue: Epilogue(bias: bB.pointer)).run(context)
+            let out = outB.values
+            let mismatches = zip(out, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+            XCTAssertEqual(mismatches, 0, "depthwise \(c) multiplier \(multiplier): outputs that differ from the fused chain")
+            // The check has teeth: a multiply then an add rounds differently on many outputs.
+            XCTAssertGreaterThan(zip(unfused, ref).filter { $0.0 != $0.1 }.count, ref.count / 20, "depthwise \(c): the fused and unfused sums differ")
+        }
+    }
+
     func testDepthwiseWithPReLU() {
         let c = ConvCase(h: 8, w: 13, cin: 11, cout: 11, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2)
         let input = random(8 * 13 * 11), weights = random(25 * 11), bias = random(11), alpha = random(11, 0, 0.3)

@@ -196,4 +196,43 @@ final class LetterboxRemovalTests: XCTestCase {
         XCTAssertEqual(r.box, RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.5))
         XCTAssertEqual(r.keypoints[0], SIMD2(0.1, 0.5))
     }
+
+    /// MediaPipe divides by `1 - (left + right)`. For a 620x1080 frame letterboxed into a square
+    /// tensor the padding is 0.21296296 on each side, where `(1 - left) - right` is one float lower.
+    func testDividesByOneMinusTheSumOfThePadding() {
+        let roiAspect: Float = 1080 / 620
+        let p = (1 - 1 / roiAspect) / 2
+        let pad = LetterboxPadding(left: p, top: 0, right: p, bottom: 0)
+        XCTAssertNotEqual(1 - (p + p), (1 - p) - p, "the two orders differ for this padding")
+        XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.6, 0.5), pad).x, (0.6 - p) / (1 - (p + p)))
+        XCTAssertEqual(LetterboxRemoval.detection(RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.6, ymin: 0, width: 0.3, height: 1),
+                                                               keypoints: []), pad).box.width, 0.3 / (1 - (p + p)))
+    }
+}
+
+/// The calculators' float functions give the float nearest the exact value, as LLVM's libc in
+/// MediaPipe's build does (glibc's float versions miss it on 0.06% of exp, 1.3% of cos and sin
+/// and 15% of atan2 arguments in [-20, 20]).
+final class FloatMathTests: XCTestCase {
+    /// `r` is the float nearest `exact` (a Double within an ulp of Double of the true value).
+    func assertNearest(_ r: Float, _ exact: Double, _ what: String) {
+        let e = abs(Double(r) - exact)
+        XCTAssertLessThanOrEqual(e, abs(Double(r.nextUp) - exact), what)
+        XCTAssertLessThanOrEqual(e, abs(Double(r.nextDown) - exact), what)
+    }
+
+    func testNearestFloat() {
+        var libraryMisses = 0
+        for i in 0..<20_000 {
+            let x = Float(i - 10_000) * 0.002_017
+            let y = Float((i * 7919) % 20_000 - 10_000) * 0.000_513
+            assertNearest(FloatMath.exp(x), Foundation.exp(Double(x)), "exp(\(x))")
+            assertNearest(FloatMath.cos(x), Foundation.cos(Double(x)), "cos(\(x))")
+            assertNearest(FloatMath.sin(x), Foundation.sin(Double(x)), "sin(\(x))")
+            assertNearest(FloatMath.atan2(y, x), Foundation.atan2(Double(y), Double(x)), "atan2(\(y), \(x))")
+            if FloatMath.atan2(y, x) != atan2f(y, x) || FloatMath.cos(x) != cosf(x) { libraryMisses += 1 }
+        }
+        XCTAssertEqual(FloatMath.sigmoid(0), 0.5)
+        print("FloatMath: the C library's float atan2 or cos is not the nearest float on \(libraryMisses) of 20000 arguments")
+    }
 }

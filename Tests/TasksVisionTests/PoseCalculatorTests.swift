@@ -77,6 +77,33 @@ final class PoseCalculatorTests: XCTestCase {
         XCTAssertEqual(out.0[0].presence, 1, "presence is not smoothed")
     }
 
+    /// A frame without a pose restarts only the image-landmark filter, as in MediaPipe's graph:
+    /// its visibility and world-landmark smoothers receive no packet that frame and resume from
+    /// their state on the next pose.
+    func testLostPoseRestartsOnlyTheImageLandmarkFilter() {
+        var s = PoseLandmarkSmoother()
+        let roi = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.5, height: 0.5)
+        let first = [NormalizedLandmark(x: 0.2, y: 0.5, z: 0, visibility: 1, presence: 1)]
+        let world = [Landmark(x: 0.1, y: 0, z: 0, visibility: 1, presence: 1)]
+        _ = s.smooth(first, world: world, roi: roi, imageWidth: 100, imageHeight: 100, timestampMicroseconds: 0)
+        s.poseLost()
+        let moved = [NormalizedLandmark(x: 0.8, y: 0.5, z: 0, visibility: 0, presence: 1)]
+        let movedWorld = [Landmark(x: 0.3, y: 0, z: 0, visibility: 0, presence: 1)]
+        let (out, outWorld) = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100, timestampMicroseconds: 66_000)
+        // Image landmarks start over: the new value passes unfiltered.
+        XCTAssertEqual(out[0].x, 0.8)
+        // Visibility continues from 1 (0.1 * 0 + 0.9 * 1), world x from 0.1 (strictly between).
+        XCTAssertEqual(out[0].visibility ?? 0, 0.9, accuracy: 1e-6)
+        XCTAssertEqual(outWorld[0].visibility ?? 0, 0.9, accuracy: 1e-6)
+        XCTAssertGreaterThan(outWorld[0].x, 0.1)
+        XCTAssertLessThan(outWorld[0].x, 0.3)
+        // reset() forgets everything.
+        s.reset()
+        let fresh = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100, timestampMicroseconds: 99_000)
+        XCTAssertEqual(fresh.0[0].visibility, 0)
+        XCTAssertEqual(fresh.1[0].x, 0.3)
+    }
+
     func testPoseAssociationPrefersNewerRects() {
         let tracked = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.4, height: 0.4)
         let detected = NormalizedRect(xCenter: 0.52, yCenter: 0.5, width: 0.4, height: 0.4)
