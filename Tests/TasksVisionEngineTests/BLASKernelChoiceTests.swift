@@ -11,4 +11,11 @@ final class BLASKernelChoiceTests: XCTestCase {
         XCTAssertNil(BLASConfiguration.preferredCoreType(),
                      "OpenBLAS runs its generic \(BLASConfiguration.coreName) kernels where the executables would re-launch on better ones")
     }
+
+    /// The AVX-512 kernels fuse saxpy's multiply-adds at every length (what lets depthwise layers
+    /// run through it, `PlaneGeometry`); the probe must see that there.
+    func testAxpyProbe() {
+        print("OpenBLAS saxpy fused: \(BLASConfiguration.axpyIsFused)")
+        if BLASConfiguration.coreName == "SkylakeX" { XCTAssertTrue(BLASConfiguration.axpyIsFused) }
+    }
 }

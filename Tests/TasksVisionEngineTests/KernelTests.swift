@@ -185,6 +185,9 @@ final class KernelTests: XCTestCase {
             (ConvCase(h: 40, w: 37, cin: 12, cout: 12, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 1),
             (ConvCase(h: 38, w: 35, cin: 9, cout: 9, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2), 1),
             (ConvCase(h: 5, w: 4, cin: 3, cout: 6, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 2),
+            // Stride 2 on odd sizes and padding (every phase plane), more channels than a block.
+            (ConvCase(h: 15, w: 13, cin: 37, cout: 37, k: 3, stride: 2, padTop: 0, padLeft: 1, padBottom: 1, padRight: 0), 1),
+            (ConvCase(h: 1, w: 1, cin: 5, cout: 5, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 1),
         ]
         for (c, multiplier) in cases {
             let cout = c.cin * multiplier
@@ -204,14 +207,19 @@ final class KernelTests: XCTestCase {
                 ref[(oy * ow + ox) * cout + o] = acc
                 unfused[(oy * ow + ox) * cout + o] = plain
             } } }
-            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
+            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias)
             var g = geometry(c, oh: oh, ow: ow, cout: cout)
             g.outC = cout
-            DepthwiseConv2DLayer(geometry: g, multiplier: multiplier, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
-                                 epilogue: Epilogue(bias: bB.pointer)).run(context)
-            let out = outB.values
-            let mismatches = zip(out, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
-            XCTAssertEqual(mismatches, 0, "depthwise \(c) multiplier \(multiplier): outputs that differ from the fused chain")
+            // The Swift kernel, and the plane-wise path through OpenBLAS where its saxpy is fused.
+            for planar in BLASConfiguration.axpyIsFused ? [false, true] : [false] {
+                let outB = Buffer(zeros: ref.count)
+                let layer = DepthwiseConv2DLayer(geometry: g, multiplier: multiplier, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                                                 epilogue: Epilogue(bias: bB.pointer), planar: planar)
+                XCTAssertEqual(layer.planes != nil, planar && multiplier == 1, "\(c): path")
+                layer.run(context)
+                let mismatches = zip(outB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+                XCTAssertEqual(mismatches, 0, "depthwise \(c) multiplier \(multiplier) planar \(planar): outputs that differ from the fused chain")
+            }
             // The check has teeth: a multiply then an add rounds differently on many outputs.
             XCTAssertGreaterThan(zip(unfused, ref).filter { $0.0 != $0.1 }.count, ref.count / 20, "depthwise \(c): the fused and unfused sums differ")
         }
@@ -251,7 +259,8 @@ final class KernelTests: XCTestCase {
     /// projection of that, interleaved tile by tile on one thread, give exactly what they give
     /// run one after the other: GEMM tiles that end in the middle of a row, strides 1 and 2,
     /// padding on every side, 3x3 and 5x5, and small maps where the depthwise layer works from a
-    /// zero-bordered copy filled as rows complete.
+    /// zero-bordered copy filled as rows complete. (Only depthwise layers on the Swift kernel
+    /// interleave: where OpenBLAS's saxpy is fused they run plane by plane instead.)
     func testConvolutionThenDepthwiseInterleavedMatchesSequential() {
         // (convolution, depthwise kernel, stride, padding before, padding after)
         let cases: [(ConvCase, Int, Int, Int, Int)] = [
@@ -283,7 +292,7 @@ final class KernelTests: XCTestCase {
                                               weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act))
                 let depthwise = DepthwiseConv2DLayer(geometry: geometry(d, oh: dh, ow: dw, cout: c.cout), multiplier: 1, input: middle.pointer,
                                                      output: output.pointer, weights: dWeights.pointer,
-                                                     epilogue: Epilogue(bias: dBias.pointer, activation: d.act))
+                                                     epilogue: Epilogue(bias: dBias.pointer, activation: d.act), planar: false)
                 let project = Conv2DLayer(geometry: geometry(pc, oh: dh, ow: dw, cout: 12), input: output.pointer, output: projection.pointer,
                                           weights: pWeights.pointer, epilogue: Epilogue(bias: pBias.pointer, residual: residual.pointer))
                 if interleaved {

@@ -1,3 +1,4 @@
+import COpenBLAS
 import TasksVisionFormat
 
 /// DEPTHWISE_CONV_2D: a direct NHWC kernel, vectorized over channels.
@@ -27,15 +28,19 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// that every output pixel takes the unclipped fast path (this matters on the small
     /// feature maps where most pixels touch a border).
     let padded: ConvGeometry?
+    /// When set, the layer runs channel plane by channel plane through OpenBLAS (`runPlanes`).
+    let planes: PlaneGeometry?
 
+    /// `planar: false` keeps the layer on the Swift kernel even where OpenBLAS could run it (tests).
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-         weights: UnsafePointer<Float>, epilogue: Epilogue) {
+         weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true) {
         g = geometry
         self.multiplier = multiplier
         let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
         let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
+        planes = planar ? PlaneGeometry(geometry, multiplier: multiplier) : nil
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
-        if multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32
+        if planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32
             && (geometry.padTop > 0 || geometry.padLeft > 0
             || needH > geometry.inH + geometry.padTop || needW > geometry.inW + geometry.padLeft) {
             var p = geometry
@@ -55,9 +60,16 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2.0 * Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
-    var scratchFloatsPerWorker: Int { padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
+    var scratchFloatsPerWorker: Int { planes?.floatsPerBlock ?? padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
 
     func run(_ context: RunContext) {
+        if let pl = planes {
+            let blocks = (g.outC + pl.block - 1) / pl.block
+            parallelFor(g.batch * blocks, context: context) { item, worker in
+                runPlanes(image: item / blocks, firstChannel: (item % blocks) * pl.block, pl, scratch: context.scratch(forWorker: worker))
+            }
+            return
+        }
         if padded != nil {
             // Copy into the zero-bordered buffer (worker 0's scratch), then run unclipped.
             let dst = context.scratch(forWorker: 0)
@@ -142,6 +154,137 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         self.weights = weights
         self.epilogue = epilogue
         self.padded = padded
+        planes = nil
+    }
+
+    /// One image's channels `first..<first + block` through OpenBLAS. Each channel is copied
+    /// into a zero-bordered plane, split by stride phase (with stride 2, four planes of the even
+    /// and odd rows and columns), so that every tap reads one phase plane contiguously; its
+    /// output plane starts at the bias, and one `saxpy` per tap runs over the whole plane
+    /// (column by column, kx outer, ky inner: each output is the chain of fused multiply-adds
+    /// XNNPACK computes, taps in the padding included as products with zero). The output plane
+    /// has the phase planes' row pitch, so one call covers every row (the columns past the
+    /// output width are computed and dropped). The planes go back as pixels with the activation.
+    func runPlanes(image n: Int, firstChannel first: Int, _ pl: PlaneGeometry, scratch: UnsafeMutablePointer<Float>) {
+        let c = g.inC, count = min(pl.block, c - first), s = g.strideW
+        let inPlanes = scratch, outPlanes = scratch + pl.block * pl.inputFloats
+        if s == 1 {
+            // Only the border: the image rows overwrite the rest.
+            let pitch = pl.phasePitch, right = pitch - g.padLeft - g.inW, below = g.padTop + g.inH
+            for j in 0..<count {
+                let plane = inPlanes + j * pl.inputFloats
+                plane.update(repeating: 0, count: g.padTop * pitch)
+                (plane + below * pitch).update(repeating: 0, count: (pl.phaseRows - below) * pitch)
+                for y in g.padTop..<below {
+                    (plane + y * pitch).update(repeating: 0, count: g.padLeft)
+                    (plane + y * pitch + g.padLeft + g.inW).update(repeating: 0, count: right)
+                }
+            }
+        } else {
+            inPlanes.update(repeating: 0, count: count * pl.inputFloats)
+        }
+        let image = input + n * g.inH * g.inW * c
+        for y in 0..<g.inH {
+            let Y = y + g.padTop
+            let row = image + y * g.inW * c + first
+            if s == 1 {
+                // Four channels of four pixels at a time, transposed in registers.
+                let dst = inPlanes + Y * pl.phasePitch + g.padLeft
+                var j = 0
+                while j + 4 <= count {
+                    let d0 = dst + j * pl.inputFloats, d1 = d0 + pl.inputFloats, d2 = d1 + pl.inputFloats, d3 = d2 + pl.inputFloats
+                    var x = 0
+                    while x + 4 <= g.inW {
+                        let p = row + x * c + j
+                        let (q0, q1, q2, q3) = transpose(load4(p), load4(p + c), load4(p + 2 * c), load4(p + 3 * c))
+                        store4(q0, d0 + x); store4(q1, d1 + x); store4(q2, d2 + x); store4(q3, d3 + x)
+                        x += 4
+                    }
+                    while x < g.inW {
+                        let p = row + x * c + j
+                        d0[x] = p[0]; d1[x] = p[1]; d2[x] = p[2]; d3[x] = p[3]
+                        x += 1
+                    }
+                    j += 4
+                }
+                while j < count {
+                    let d = dst + j * pl.inputFloats
+                    for x in 0..<g.inW { d[x] = row[x * c + j] }
+                    j += 1
+                }
+                continue
+            }
+            for px in 0..<s {
+                // Input columns whose padded column falls in phase px, in order.
+                let x0 = (px - g.padLeft % s + s) % s
+                if x0 >= g.inW { continue }
+                let phase = ((Y % s) * s + px) * pl.phaseFloats + (Y / s) * pl.phasePitch + (x0 + g.padLeft) / s
+                let columns = (g.inW - x0 + s - 1) / s
+                for j in 0..<count {
+                    let src = row + x0 * c + j, dst = inPlanes + j * pl.inputFloats + phase
+                    for q in 0..<columns { dst[q] = src[q &* s &* c] }
+                }
+            }
+        }
+        let length = Int32(pl.length)
+        for j in 0..<count {
+            let plane = outPlanes + j * pl.length, x = inPlanes + j * pl.inputFloats
+            plane.update(repeating: epilogue.bias?[first + j] ?? 0, count: pl.length)
+            for kx in 0..<g.kW {
+                for ky in 0..<g.kH {
+                    let tap = x + ((ky % s) * s + kx % s) * pl.phaseFloats + (ky / s) * pl.phasePitch + kx / s
+                    cblas_saxpy(length, weights[(ky * g.kW + kx) * g.outC + first + j], tap, 1, plane, 1)
+                }
+            }
+        }
+        writeBack(outPlanes, pl, image: n, firstChannel: first, count: count)
+    }
+
+    /// The output planes of channels `first..<first + count` back into pixels, through the
+    /// activation: four channels of four pixels at a time, transposed in registers.
+    func writeBack(_ planes: UnsafeMutablePointer<Float>, _ pl: PlaneGeometry, image n: Int, firstChannel first: Int, count: Int) {
+        let os = outputPixelStride
+        let outImage = output + n * g.outH * g.outW * os + first
+        let (lo, hi) = epilogue.bounds
+        let lo4 = SIMD4<Float>(repeating: lo), hi4 = SIMD4<Float>(repeating: hi)
+        let alpha = epilogue.alpha.map { $0 + first }, tanh = epilogue.activation == .tanh
+        @inline(__always) func activate(_ v: SIMD4<Float>, _ j: Int) -> SIMD4<Float> {
+            if let alpha { return preluLanes(v, load4(alpha + j)) }
+            if tanh { return SIMD4(tanhf(v[0]), tanhf(v[1]), tanhf(v[2]), tanhf(v[3])) }
+            return clampLanes(v, lo4, hi4)
+        }
+        @inline(__always) func activate(_ v: Float, _ j: Int) -> Float {
+            if let alpha { return v < 0 ? v * alpha[j] : v }
+            if tanh { return tanhf(v) }
+            return Swift.min(Swift.max(v, lo), hi)
+        }
+        for oy in 0..<g.outH {
+            let out = outImage + oy * g.outW * os
+            let from = planes + oy * pl.phasePitch
+            var j = 0
+            while j + 4 <= count {
+                let f0 = from + j * pl.length, f1 = f0 + pl.length, f2 = f1 + pl.length, f3 = f2 + pl.length
+                var x = 0
+                while x + 4 <= g.outW {
+                    let (q0, q1, q2, q3) = transpose(load4(f0 + x), load4(f1 + x), load4(f2 + x), load4(f3 + x))
+                    let o = out + x * os + j
+                    store4(activate(q0, j), o); store4(activate(q1, j), o + os)
+                    store4(activate(q2, j), o + 2 * os); store4(activate(q3, j), o + 3 * os)
+                    x += 4
+                }
+                while x < g.outW {
+                    let o = out + x * os + j
+                    store4(activate(SIMD4(f0[x], f1[x], f2[x], f3[x]), j), o)
+                    x += 1
+                }
+                j += 4
+            }
+            while j < count {
+                let f = from + j * pl.length
+                for x in 0..<g.outW { out[x * os + j] = activate(f[x], j) }
+                j += 1
+            }
+        }
     }
 
     /// One output row. Pixels whose taps all fall inside the image run four at a time
@@ -374,6 +517,47 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             }
             Epilogue(bias: nil, activation: epilogue.activation, alpha: epilogue.alpha).apply(out, rows: 1, channels: g.outC, stride: g.outC)
         }
+    }
+}
+
+/// Rows of a 4x4 block as its columns.
+@inline(__always) func transpose(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>)
+    -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+    (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]), SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+}
+
+/// The planes a depthwise layer runs on through OpenBLAS (`DepthwiseConv2DLayer.runPlanes`):
+/// per channel, the zero-bordered input split into stride x stride phase planes (`phaseRows` x
+/// `phasePitch` each), and the output at the phase planes' pitch.
+struct PlaneGeometry {
+    /// Floats per row of a phase plane and of an output plane.
+    let phasePitch: Int
+    /// Rows of a phase plane.
+    let phaseRows: Int
+    /// Floats of an output plane: `(outH - 1) * phasePitch + outW`.
+    let length: Int
+    /// Floats of a channel's phase planes.
+    let inputFloats: Int
+    /// Channels per block (a block's planes are one worker's scratch).
+    let block: Int
+    var phaseFloats: Int { phaseRows * phasePitch }
+    var floatsPerBlock: Int { block * (inputFloats + length) }
+
+    /// Planes for a layer OpenBLAS can run exactly: one output channel per input channel,
+    /// equal strides, no dilation, and an `saxpy` that fuses its multiply-adds as XNNPACK does
+    /// (`BLASConfiguration.axpyIsFused`); nil otherwise.
+    init?(_ g: ConvGeometry, multiplier: Int) {
+        guard multiplier == 1, g.dilationH == 1, g.dilationW == 1, g.strideH == g.strideW, g.strideW >= 1, g.outH > 0, g.outW > 0,
+              BLASConfiguration.axpyIsFused else { return nil }
+        let s = g.strideW
+        // The padded image, and as far as the last output's taps reach.
+        let width = Swift.max((g.outW - 1) * s + g.kW, g.inW + g.padLeft)
+        let height = Swift.max((g.outH - 1) * s + g.kH, g.inH + g.padTop)
+        phasePitch = (width + s - 1) / s
+        phaseRows = (height + s - 1) / s
+        length = (g.outH - 1) * phasePitch + g.outW
+        inputFloats = s * s * phaseRows * phasePitch
+        block = Swift.min(16, g.outC)
     }
 }
 
