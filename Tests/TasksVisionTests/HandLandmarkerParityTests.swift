@@ -1,5 +1,6 @@
 import Foundation
 @testable import TasksVision
+import TasksVisionEngine
 import XCTest
 
 /// HandLandmarker and GestureRecognizer against the official MediaPipe (tools/reference_hands.py).
@@ -11,7 +12,9 @@ import XCTest
 ///
 /// In free-running video mode each frame's crop comes from the previous frame's landmarks, so
 /// float differences compound from frame to frame (`testVideoSensitivity` measures how much);
-/// `testVideoModeOneStep` checks every video frame from MediaPipe's own previous frame.
+/// `testVideoModeOneStep` checks every video frame from MediaPipe's own previous frame. On the
+/// SkylakeX kernels, where every layer sums as XNNPACK does, image and free-running video
+/// results must moreover equal MediaPipe's values at the fixtures' six decimals.
 final class HandLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
         struct Category: Decodable { let index: Int; let score: Float; let categoryName: String?; let displayName: String? }
@@ -26,9 +29,12 @@ final class HandLandmarkerParityTests: XCTestCase {
         var hands = 0, frames = 0
         var meanSum: Float = 0, worstMean: Float = 0, worstMax: Float = 0, worstWorld: Float = 0
         var worstHandedness: Float = 0, worstGesture: Float = 0, gestureChecks = 0, handednessFlips = 0
+        /// The largest difference of any one value MediaPipe reports (landmark x, y, z, world
+        /// x, y, z, handedness and gesture scores) on matched hands.
+        var worstValue: Float = 0
         var description: String {
-            String(format: "%d hands in %d frames: landmark error mean %.5f (worst hand mean %.5f, max %.5f), world worst mean %.5f m, handedness score %.5f (%d undecided hands flipped), gesture score %.5f (%d gestures)",
-                   hands, frames, hands > 0 ? meanSum / Float(hands) : 0, worstMean, worstMax, worstWorld, worstHandedness, handednessFlips, worstGesture, gestureChecks)
+            String(format: "%d hands in %d frames: landmark error mean %.5f (worst hand mean %.5f, max %.5f), world worst mean %.5f m, handedness score %.5f (%d undecided hands flipped), gesture score %.5f (%d gestures); largest difference of any value %.2g",
+                   hands, frames, hands > 0 ? meanSum / Float(hands) : 0, worstMean, worstMax, worstWorld, worstHandedness, handednessFlips, worstGesture, gestureChecks, worstValue)
         }
     }
 
@@ -84,6 +90,8 @@ final class HandLandmarkerParityTests: XCTestCase {
                 sum += e; mx = max(mx, e)
                 let w = h.worldLandmarks[k]
                 world += max(abs(w.x - r.worldLandmarks[k][0]), abs(w.y - r.worldLandmarks[k][1]), abs(w.z - r.worldLandmarks[k][2]))
+                stats.worstValue = max(stats.worstValue, e, abs(lm.z - r.landmarks[k][2]), abs(w.x - r.worldLandmarks[k][0]),
+                                       abs(w.y - r.worldLandmarks[k][1]), abs(w.z - r.worldLandmarks[k][2]))
             }
             let mean = sum / 21
             world /= 21
@@ -94,6 +102,7 @@ final class HandLandmarkerParityTests: XCTestCase {
             XCTAssertEqual(h.handedness.index, r.handedness[0].index, "\(what) hand \(ri): handedness index")
             XCTAssertEqual(h.handedness.score, r.handedness[0].score, accuracy: handednessTolerance, "\(what) hand \(ri): handedness score")
             stats.hands += 1
+            stats.worstValue = max(stats.worstValue, abs(h.handedness.score - r.handedness[0].score))
             stats.meanSum += mean
             stats.worstMean = max(stats.worstMean, mean); stats.worstMax = max(stats.worstMax, mx); stats.worstWorld = max(stats.worstWorld, world)
             if h.handedness.categoryName == r.handedness[0].categoryName {
@@ -107,10 +116,18 @@ final class HandLandmarkerParityTests: XCTestCase {
                 if let a = g.first?.score, let b = rg.first?.score {
                     XCTAssertEqual(a, b, accuracy: gestureTolerance, "\(what) hand \(ri): gesture score")
                     stats.worstGesture = max(stats.worstGesture, abs(a - b))
+                    stats.worstValue = max(stats.worstValue, abs(a - b))
                     stats.gestureChecks += 1
                 }
             }
         }
+    }
+
+    /// On the SkylakeX kernels, where every layer sums as XNNPACK does: every value equals
+    /// MediaPipe's to the fixtures' six decimals.
+    static func assertExact(_ stats: Stats, _ what: String) {
+        guard BLASConfiguration.coreName == "SkylakeX" else { return }
+        XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
 
     func handLandmarker(_ mode: RunningMode, model: String = "hand_landmarker.task") throws -> HandLandmarker {
@@ -131,6 +148,7 @@ final class HandLandmarkerParityTests: XCTestCase {
             Self.compare(landmarker.hands(image), gestures: nil, e, stats: &stats, "\(e.file) rotated \(e.rotation ?? 0)", unstable: unstable[e.file] ?? [])
         }
         print("HandLandmarker image mode: \(stats)")
+        Self.assertExact(stats, "image mode")
     }
 
     /// The palm rect's target angle: the official pipeline uses 90 radians (its quirk); pi/2 does worse.
@@ -172,6 +190,7 @@ final class HandLandmarkerParityTests: XCTestCase {
                 Self.compare(again.hands(image), gestures: nil, e, stats: &stats, "\(name) \(e.file)")
             }
             print("HandLandmarker video \(name): \(stats); palm detection ran on \(landmarker.palmDetectionCount) of \(fx.results.count) frames")
+            Self.assertExact(stats, "video \(name)")
             if fx.results.allSatisfy({ $0.hands.count == 2 }) == false && fx.results.contains(where: { !$0.hands.isEmpty }) {
                 // With numHands 2 and at most one hand in view, palm detection runs on every frame (MediaPipe's rule).
                 XCTAssertEqual(landmarker.palmDetectionCount, fx.results.count)
@@ -203,6 +222,7 @@ final class GestureRecognizerParityTests: XCTestCase {
                          unstable: unstable[e.file] ?? [])
         }
         print("GestureRecognizer \(model) image mode: \(stats)")
+        HandLandmarkerParityTests.assertExact(stats, "\(model) image mode")
     }
 
     func testCannedGesturesWithRotations() throws { try run("image_gestures.json", model: "gesture_recognizer.task") }
@@ -219,6 +239,7 @@ final class GestureRecognizerParityTests: XCTestCase {
                 Base.compare(found.map { $0.hand }, gestures: found.map { $0.gestures }, e, stats: &stats, "\(name) \(e.file)")
             }
             print("GestureRecognizer video \(name): \(stats)")
+            HandLandmarkerParityTests.assertExact(stats, "gestures video \(name)")
         }
     }
 }
@@ -333,6 +354,7 @@ final class HandTrackingTests: XCTestCase {
             HandLandmarkerParityTests.compare(hands, gestures: nil, e, stats: &stats, "numHands 1 \(e.file)")
         }
         print("HandLandmarker video, numHands 1: \(stats); palm detection ran on \(landmarker.palmDetectionCount) of \(fx.results.count) frames")
+        HandLandmarkerParityTests.assertExact(stats, "video, numHands 1")
         XCTAssertEqual(landmarker.palmDetectionCount, 1, "the hand is tracked from the first frame on")
         XCTAssertEqual(skipped, fx.results.count - 1)
     }
