@@ -1,15 +1,18 @@
 import COpenBLAS
 import TasksVisionFormat
 
-/// DEPTHWISE_CONV_2D: a direct NHWC kernel, vectorized over channels.
+/// DEPTHWISE_CONV_2D, summed as XNNPACK's kernels sum it on this CPU: from the bias, column by
+/// column (kx outer, ky inner), each tap one fused multiply-add, so the output is MediaPipe's
+/// bit for bit. Two ways to get there:
 ///
-/// For each output pixel and each block of eight channels the accumulator stays
-/// in registers across all taps (bias first, the clamp/PReLU epilogue last), and
-/// taps outside the image are skipped, which is zero padding. Taps are summed as XNNPACK's
-/// kernels sum them on this CPU: column by column (kx outer, ky inner), each tap one fused
-/// multiply-add (`fusedMultiplyAdd`, exact in Double since Swift cannot emit the instruction
-/// on baseline x86-64), so the output is MediaPipe's bit for bit. Rows of output are the
-/// unit of parallel work.
+/// - Where OpenBLAS's `saxpy` fuses (`PlaneGeometry`), channel plane by channel plane, one
+///   `saxpy` per tap over a whole plane (`runPlanes`); blocks of channels are the unit of
+///   parallel work.
+/// - Otherwise a direct NHWC kernel, vectorized over channels: for each output pixel and each
+///   block of eight channels the accumulator stays in registers across all taps (the
+///   clamp/PReLU epilogue last), taps outside the image are skipped (zero padding), and each tap
+///   is `fusedMultiplyAdd` (exact in Double, since Swift cannot emit the instruction for
+///   baseline x86-64). Rows of output are the unit of parallel work.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
     let kind = "DEPTHWISE_CONV_2D"
