@@ -188,6 +188,7 @@ final class KernelTests: XCTestCase {
             // Stride 2 on odd sizes and padding (every phase plane), more channels than a block.
             (ConvCase(h: 15, w: 13, cin: 37, cout: 37, k: 3, stride: 2, padTop: 0, padLeft: 1, padBottom: 1, padRight: 0), 1),
             (ConvCase(h: 1, w: 1, cin: 5, cout: 5, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), 1),
+            (ConvCase(h: 17, w: 20, cin: 6, cout: 6, k: 5, stride: 3, padTop: 2, padLeft: 1, padBottom: 2, padRight: 2), 1),
         ]
         for (c, multiplier) in cases {
             let cout = c.cin * multiplier
