@@ -198,9 +198,10 @@ import Darwin
 import Musl
 #endif
 
-// Fused multiply-add as XNNPACK's FMA kernels round it (once), on baseline x86-64 where Swift
-// cannot emit vfmadd: the product of two floats is exact in Double, so the sum rounds once in
-// Double and once more to Float.
+// `acc + x * w` rounded as a fused multiply-add (XNNPACK's kernels on this CPU), on baseline
+// x86-64 where Swift cannot emit vfmadd: the product of two floats is exact in Double, and the
+// sum, rounded in Double and then to Float, is the fused result unless the Double sum was
+// inexact and landed exactly halfway between two floats (one in 2^29 of the inexact ones).
 @inline(__always) func fusedMultiplyAdd(_ x: SIMD8<Float>, _ w: SIMD8<Float>, _ acc: SIMD8<Float>) -> SIMD8<Float> {
     SIMD8<Float>(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
 }
