@@ -91,17 +91,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func zeroPaddedBorders(_ dst: UnsafeMutablePointer<Float>) {
         guard let p = padded else { return }
         let c = g.inC
-        let right = p.inW - g.padLeft - g.inW
         for n in 0..<g.batch {
-            let image = dst + n * p.inH * p.inW * c
-            image.update(repeating: 0, count: g.padTop * p.inW * c)
-            let below = g.padTop + g.inH
-            (image + below * p.inW * c).update(repeating: 0, count: (p.inH - below) * p.inW * c)
-            for y in 0..<g.inH {
-                let row = image + (y + g.padTop) * p.inW * c
-                row.update(repeating: 0, count: g.padLeft * c)
-                (row + (g.padLeft + g.inW) * c).update(repeating: 0, count: right * c)
-            }
+            zeroBorder(dst + n * p.inH * p.inW * c, rows: p.inH, pitch: p.inW * c, top: g.padTop, left: g.padLeft * c,
+                       innerRows: g.inH, innerWidth: g.inW * c)
         }
     }
 
@@ -173,15 +165,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let inPlanes = scratch, outPlanes = scratch + pl.block * pl.inputFloats
         if s == 1 {
             // Only the border: the image rows overwrite the rest.
-            let pitch = pl.phasePitch, right = pitch - g.padLeft - g.inW, below = g.padTop + g.inH
             for j in 0..<count {
-                let plane = inPlanes + j * pl.inputFloats
-                plane.update(repeating: 0, count: g.padTop * pitch)
-                (plane + below * pitch).update(repeating: 0, count: (pl.phaseRows - below) * pitch)
-                for y in g.padTop..<below {
-                    (plane + y * pitch).update(repeating: 0, count: g.padLeft)
-                    (plane + y * pitch + g.padLeft + g.inW).update(repeating: 0, count: right)
-                }
+                zeroBorder(inPlanes + j * pl.inputFloats, rows: pl.phaseRows, pitch: pl.phasePitch, top: g.padTop, left: g.padLeft,
+                           innerRows: g.inH, innerWidth: g.inW)
             }
         } else {
             inPlanes.update(repeating: 0, count: count * pl.inputFloats)
@@ -520,6 +506,19 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             }
             Epilogue(bias: nil, activation: epilogue.activation, alpha: epilogue.alpha).apply(out, rows: 1, channels: g.outC, stride: g.outC)
         }
+    }
+}
+
+/// Zeroes what surrounds an inner block of `innerRows` x `innerWidth` floats that starts `top`
+/// rows and `left` floats into a buffer of `rows` rows of `pitch` floats.
+func zeroBorder(_ p: UnsafeMutablePointer<Float>, rows: Int, pitch: Int, top: Int, left: Int, innerRows: Int, innerWidth: Int) {
+    p.update(repeating: 0, count: top * pitch)
+    let below = top + innerRows
+    (p + below * pitch).update(repeating: 0, count: (rows - below) * pitch)
+    let right = pitch - left - innerWidth
+    for y in top..<below {
+        (p + y * pitch).update(repeating: 0, count: left)
+        (p + y * pitch + left + innerWidth).update(repeating: 0, count: right)
     }
 }
 
