@@ -1,5 +1,16 @@
-// swift-tools-version:5.10
+// swift-tools-version:6.2
 import PackageDescription
+
+// Each FMA kernel set is its own target, compiled for its instruction set. The flags are added
+// only when building on x86-64 (arm64's baseline already has NEON with FMA); the engine runs a
+// set only after probing the CPU for it (KernelSet.isSupported).
+#if arch(x86_64)
+let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+let avx512Flags: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"])]
+#else
+let avx2Flags: [SwiftSetting] = []
+let avx512Flags: [SwiftSetting] = []
+#endif
 
 let package = Package(
     name: "TasksVision",
@@ -21,8 +32,19 @@ let package = Package(
         ),
         // Layer 1: reading .tflite flatbuffers, TFLite metadata, zips and .task bundles.
         .target(name: "TasksVisionFormat"),
-        // Layer 2: the tensor engine (graph, memory plan, kernels).
-        .target(name: "TasksVisionEngine", dependencies: ["TasksVisionFormat", "COpenBLAS"]),
+        // Layer 2a: CPU features, kernel-set choice and the microkernels' argument types.
+        .target(name: "TasksVisionKernels"),
+        // Layer 2b: one target per FMA instruction set, each the templates in
+        // Sources/MicrokernelTemplates (linked in) on that set's vector width.
+        .target(name: "TasksVisionKernelsAVX2", dependencies: ["TasksVisionKernels"], swiftSettings: avx2Flags),
+        .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels"], swiftSettings: avx512Flags),
+        .target(name: "TasksVisionKernelsNEON", dependencies: ["TasksVisionKernels"]),
+        // Layer 2c: the tensor engine (graph, memory plan, layers), taking its microkernels from
+        // the set chosen for the CPU.
+        .target(name: "TasksVisionEngine", dependencies: [
+            "TasksVisionFormat", "COpenBLAS", "TasksVisionKernels",
+            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
+        ]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat"]),
         // Layer 3: the vision tasks.
@@ -38,9 +60,10 @@ let package = Package(
         // Test support: puts the test process on the OpenBLAS kernels the executables use.
         .target(name: "TestBLASKernels", dependencies: ["COpenBLAS"], path: "Tests/TestBLASKernels"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
-        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
+        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
-    ]
+    ],
+    swiftLanguageModes: [.v5]
 )

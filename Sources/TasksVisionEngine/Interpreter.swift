@@ -1,6 +1,7 @@
 import COpenBLAS
 import Dispatch
 import TasksVisionFormat
+import TasksVisionKernels
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,13 @@ public final class Interpreter {
     public struct Options: Sendable {
         /// Worker threads used inside one inference (1 = the calling thread only).
         public var threads: Int
-        public init(threads: Int = 1) { self.threads = threads }
+        /// The microkernel set; nil takes `TASKSVISION_KERNELS` when set, else the fastest set
+        /// the CPU supports (`KernelSet.best()`). Asking for a set the CPU cannot run throws.
+        public var kernels: KernelSet?
+        public init(threads: Int = 1, kernels: KernelSet? = nil) {
+            self.threads = threads
+            self.kernels = kernels
+        }
     }
 
     /// Per-op-type time and work, filled by `invoke(profile:)`.
@@ -33,6 +40,8 @@ public final class Interpreter {
     public let inputs: [TensorDescription]
     public let outputs: [TensorDescription]
     public let options: Options
+    /// The kernel set this interpreter runs on.
+    public let kernelSet: KernelSet
     /// Bytes of the activation arena.
     public let arenaBytes: Int
     /// Bytes of constant (weight) storage.
@@ -70,6 +79,14 @@ public final class Interpreter {
         }
         self.options = options
         modelName = model.name
+        do {
+            kernelSet = try options.kernels.map { set in
+                guard set.isSupported() else { throw KernelSetError.unsupported(set, supported: KernelSet.supported()) }
+                return set
+            } ?? KernelSet.fromEnvironment()
+        } catch let error as KernelSetError {
+            throw EngineError.invalidArgument(error.description)
+        }
         var graph = try Graph(model: model)
         // Unsupported ops are reported before any work is done.
         for node in graph.nodes where !OpRegistry.isSupported(node.op) {
@@ -192,7 +209,7 @@ public final class Interpreter {
                 pointers[t] = (arena + offset).assumingMemoryBound(to: Float.self)
             }
         }
-        let binder = TensorBinder(graph: graph, pointers: pointers)
+        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: Microkernels(kernelSet))
         var layers: [Layer] = []
         do {
             let consumers = graph.consumerCounts()

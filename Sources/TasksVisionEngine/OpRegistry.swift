@@ -4,6 +4,8 @@ import TasksVisionFormat
 struct TensorBinder {
     let graph: Graph
     let pointers: [UnsafeMutablePointer<Float>?]
+    /// The kernel set's microkernels, for the layers that take theirs from it.
+    var kernels: Microkernels = .portable
 
     func pointer(_ t: Int, _ node: Graph.Node) throws -> UnsafeMutablePointer<Float> {
         guard t >= 0, t < pointers.count, let p = pointers[t] else {
@@ -152,7 +154,8 @@ enum OpRegistry {
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
         if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) channels") }
         return Conv2DLayer(geometry: g, input: try binder.pointer(node.inputs[0], node), output: try binder.output(node),
-                           weights: try binder.input(node, 1), epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias))
+                           weights: try binder.input(node, 1), epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
+                           kernels: binder.kernels)
     }
 
     static func buildDepthwiseConv2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -169,7 +172,8 @@ enum OpRegistry {
         if bias >= 0 && graph.tensors[bias].elementCount != w[3] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[3]) channels") }
         return DepthwiseConv2DLayer(geometry: g, multiplier: output[3] / input[3], input: try binder.pointer(node.inputs[0], node),
                                     output: try binder.output(node), weights: try binder.input(node, 1),
-                                    epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias))
+                                    epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
+                                    kernels: binder.kernels)
     }
 
     static func buildFullyConnected(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -187,7 +191,8 @@ enum OpRegistry {
         if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) units") }
         return FullyConnectedLayer(input: try binder.input(node, 0), weights: try binder.input(node, 1), output: try binder.output(node),
                                    rows: rows, inputs: w[1], units: w[0],
-                                   epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias))
+                                   epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
+                                   kernels: binder.kernels)
     }
 
     static func buildBinary<F: BinaryFunction>(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: F.Type) throws -> Layer {

@@ -1,5 +1,6 @@
 import COpenBLAS
 import TasksVisionFormat
+import TasksVisionKernels
 
 /// Geometry of a 2-D convolution or pool over NHWC tensors.
 struct ConvGeometry: Equatable {
@@ -55,8 +56,15 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     let k: Int
     let tileRows: Int
     let pixels: Int
-    /// The product, or nil for a single output channel over a large map (`singleChannel`).
+    /// The product on OpenBLAS (the portable kernel set), or nil for a single output channel
+    /// over a large map (`singleChannel`) and on FMA kernel sets.
     let gemm: BiasFirstGEMM?
+    /// The product on an FMA kernel set (XNNPACK's sums on every CPU).
+    let packed: PackedGEMM?
+    /// Whether a GEMM computes the layer (tiles, interleaving), not `singleChannel`.
+    var hasProduct: Bool { gemm != nil || packed != nil }
+    /// Whether the GEMM reads its input rows led by a 1 (OpenBLAS's bias-first product).
+    var readsLedRows: Bool { gemm?.hasBias == true }
 
     static let tileRows = 256
     /// Tiles shorter than this lose more to the per-call cost than the kernels gain; longer
@@ -76,8 +84,12 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// (`singleChannel`); a GEMM of one column would be padded to 16.
     static let singleChannelMinimumPixels = 4096
 
+    /// Rows per tile on an FMA kernel set: a multiple of the microkernel's 6 rows, short enough
+    /// for the tile's output (and its im2col rows) to stay in L2 for the next layer.
+    static let packedTileRows = 96
+
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-         weights: UnsafePointer<Float>, epilogue: Epilogue) {
+         weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable) {
         g = geometry
         self.input = input
         self.output = output
@@ -105,6 +117,14 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
+        if kernels.gemm != nil {
+            tileRows = pixels <= Self.packedTileRows * 3 / 2 ? pixels : Self.packedTileRows
+            gemm = nil
+            packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels)
+            afterGEMM = Epilogue()
+            return
+        }
+        packed = nil
         tileRows = rows
         if g.outC == 1 && pixels >= Self.singleChannelMinimumPixels {
             gemm = nil
@@ -120,12 +140,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
+        if packed != nil { return pointwise ? 0 : tileRows * k }
         guard let gemm else { return 0 }
         return pointwise ? gemm.scratchFloats(ledRows: tileRows) : tileRows * gemm.depth + gemm.scratchFloats
     }
 
     func run(_ context: RunContext) {
-        guard gemm != nil else {
+        guard hasProduct else {
             singleChannel(context)
             return
         }
@@ -135,6 +156,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// Whether calls for short runs of pixels (an image row) cost no more than tiles: each tile is
     /// one small-matrix call, which packs nothing (a packed call packs all the weights, per call).
     var runsCostLikeTiles: Bool {
+        if packed != nil { return pointwise }
         guard let gemm, pointwise else { return false }
         return gemm.columnBlock == g.outC && tileRows * gemm.paddedColumns * gemm.depth <= BiasFirstGEMM.smallMatrixLimit
     }
@@ -158,6 +180,20 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     @inline(__always)
     func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
                  ledInput: UnsafePointer<Float>? = nil) {
+        if let packed {
+            var done = 0
+            while done < count {
+                let rows = min(tileRows, count - done), p = p0 + done, first = n * pixels + p
+                if pointwise {
+                    packed.multiply(input + first * g.inC, lda: g.inC, rows: rows, into: out + done * g.outC, ldc: g.outC, firstRow: first)
+                } else {
+                    im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: false)
+                    packed.multiply(scratch, lda: k, rows: rows, into: out + done * g.outC, ldc: g.outC, firstRow: first)
+                }
+                done += rows
+            }
+            return
+        }
         guard let gemm else { return }
         var done = 0
         while done < count {

@@ -30,7 +30,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// interleave: tiled GEMM, one image, one channel per input channel.
     static func canInterleave(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer) -> Bool {
         let c = convolution.g, d = depthwise.g
-        return c.batch == 1 && d.batch == 1 && convolution.gemm != nil && depthwise.multiplier == 1 && depthwise.planes == nil
+        return c.batch == 1 && d.batch == 1 && convolution.hasProduct && depthwise.multiplier == 1 && depthwise.planes == nil
             && depthwise.input == convolution.output
             && d.inH == c.outH && d.inW == c.outW && d.inC == c.outC
     }
@@ -39,7 +39,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// exactly its output, one image.
     static func canProject(_ depthwise: DepthwiseConv2DLayer, _ projection: Conv2DLayer) -> Bool {
         let d = depthwise.g, p = projection.g
-        return projection.pointwise && p.batch == 1 && projection.gemm != nil && projection.input == depthwise.output
+        return projection.pointwise && p.batch == 1 && projection.hasProduct && projection.input == depthwise.output
             && p.inH == d.outH && p.inW == d.outW && p.inC == d.outC
     }
 
@@ -63,7 +63,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         self.projection = projection
         self.convolutionOutputRead = convolutionOutputRead
         writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.runsCostLikeTiles
-        leadsProjectionRows = !depthwiseOutputRead && projection?.gemm?.hasBias == true
+        leadsProjectionRows = !depthwiseOutputRead && projection?.readsLedRows == true
     }
 
     /// Floats of the led depthwise output (pixels x (channels + 1)).

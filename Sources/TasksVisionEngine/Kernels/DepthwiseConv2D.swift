@@ -1,9 +1,11 @@
 import COpenBLAS
 import TasksVisionFormat
+import TasksVisionKernels
 
-/// DEPTHWISE_CONV_2D, summed as XNNPACK's kernels sum it on this CPU: from the bias, column by
-/// column (kx outer, ky inner), each tap one fused multiply-add, so the output is MediaPipe's
-/// bit for bit. Two ways to get there:
+/// DEPTHWISE_CONV_2D, summed as XNNPACK's kernels sum it: from the bias, column by column
+/// (kx outer, ky inner), each tap one fused multiply-add, so the output is MediaPipe's bit for
+/// bit. On an FMA kernel set, rows go to the set's microkernel (`rowKernel`; one channel per
+/// input channel, no dilation). On the portable set, two ways to get there:
 ///
 /// - Where OpenBLAS's `saxpy` fuses (`PlaneGeometry`), channel plane by channel plane, one
 ///   `saxpy` per tap over a whole plane (`runPlanes`); blocks of channels are the unit of
@@ -33,15 +35,18 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let padded: ConvGeometry?
     /// When set, the layer runs channel plane by channel plane through OpenBLAS (`runPlanes`).
     let planes: PlaneGeometry?
+    /// The FMA kernel set's row microkernel, when it can run this layer.
+    let rowKernel: ((DepthwiseRowArguments) -> Void)?
 
     /// `planar: false` keeps the layer on the Swift kernel even where OpenBLAS could run it (tests).
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-         weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true) {
+         weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true, kernels: Microkernels = .portable) {
         g = geometry
         self.multiplier = multiplier
         let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
         let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
-        planes = planar ? PlaneGeometry(geometry, multiplier: multiplier) : nil
+        rowKernel = multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 ? kernels.depthwiseRow : nil
+        planes = planar && rowKernel == nil ? PlaneGeometry(geometry, multiplier: multiplier) : nil
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
         if planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32
             && (geometry.padTop > 0 || geometry.padLeft > 0
@@ -119,7 +124,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
         if let cached = paddedLayerCache, cached.input == dst { return cached }
         let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, outputPixelStride: outputPixelStride,
-                                         weights: weights, epilogue: epilogue, padded: nil)
+                                         weights: weights, epilogue: epilogue, padded: nil, rowKernel: rowKernel)
         paddedLayerCache = layer
         return layer
     }
@@ -133,15 +138,17 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func withOutput(_ output: UnsafeMutablePointer<Float>, pixelStride: Int) -> DepthwiseConv2DLayer {
         if let cached = outputLayerCache, cached.output == output { return cached }
         let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, outputPixelStride: pixelStride,
-                                         weights: weights, epilogue: epilogue, padded: padded)
+                                         weights: weights, epilogue: epilogue, padded: padded, rowKernel: rowKernel)
         outputLayerCache = layer
         return layer
     }
     private var outputLayerCache: DepthwiseConv2DLayer?
 
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-                 outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?) {
+                 outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?,
+                 rowKernel: ((DepthwiseRowArguments) -> Void)?) {
         g = geometry
+        self.rowKernel = rowKernel
         self.multiplier = multiplier
         self.input = input
         self.output = output
@@ -281,6 +288,19 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// vector loaded serves four accumulators); the border pixels clip their taps.
     @inline(__always)
     func row(_ item: Int) {
+        if let rowKernel {
+            let n = item / g.outH, oy = item % g.outH, os = outputPixelStride
+            let (lo, hi) = epilogue.bounds
+            let out = output + (n * g.outH + oy) * g.outW * os
+            rowKernel(DepthwiseRowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC,
+                                            kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
+                                            iy0: oy * g.strideH - g.padTop, weights: weights, bias: epilogue.bias, output: out,
+                                            outW: g.outW, outputPixelStride: os, lo: lo, hi: hi, alpha: epilogue.alpha))
+            if epilogue.activation == .tanh {
+                for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
+            }
+            return
+        }
         switch (g.kW, g.dilationW) {
         case (3, 1): row3(item)
         case (5, 1): row5(item)

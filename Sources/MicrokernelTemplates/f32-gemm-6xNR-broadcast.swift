@@ -1,0 +1,151 @@
+import TasksVisionKernels
+
+// A 6 x (2 vectors) GEMM tile, XNNPACK's "broadcast" scheme: per k, the tile's two weight
+// vectors are loaded once and each row's a[k] broadcast into them, so every output is one
+// fused multiply-add chain from its bias in k order. Rows past `m` alias the last real row
+// (their sums are computed and stored again, with the same values), as XNNPACK's kernels do.
+
+/// Columns per tile.
+public let gemmNR = 2 * Vec.scalarCount
+/// Rows per tile.
+public let gemmMR = 6
+
+/// The whole product: tiles of `gemmMR` rows, each across all column blocks (the tile's rows
+/// of A stay in L1 while the packed weights stream from L2).
+public func f32GEMM(_ p: GEMMArguments) {
+    var m0 = 0
+    while m0 < p.m {
+        switch p.m - m0 {
+        case 1: gemm1(p, m0)
+        case 2: gemm2(p, m0)
+        case 3: gemm3(p, m0)
+        case 4: gemm4(p, m0)
+        case 5: gemm5(p, m0)
+        default: gemm6(p, m0)
+        }
+        m0 &+= gemmMR
+    }
+}
+
+// One copy per row count, each with its rows a constant.
+@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1) }
+@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2) }
+@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3) }
+@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4) }
+@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5) }
+@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6) }
+
+@inline(__always) private func load(_ p: UnsafePointer<Float>) -> Vec {
+    UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
+}
+@inline(__always) private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
+}
+
+/// `mr` rows (a constant at each call, so the unused rows' code folds away) across all columns.
+@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int) {
+    let V = Vec.scalarCount, nr = 2 &* V, k = p.k
+    let a0 = p.a + m0 &* p.lda
+    let a1 = mr > 1 ? a0 + p.lda : a0
+    let a2 = mr > 2 ? a1 + p.lda : a1
+    let a3 = mr > 3 ? a2 + p.lda : a2
+    let a4 = mr > 4 ? a3 + p.lda : a3
+    let a5 = mr > 5 ? a4 + p.lda : a4
+    var w = p.packed
+    var n0 = 0
+    while n0 < p.n {
+        let b0 = load(w), b1 = load(w + V)
+        var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
+        var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1
+        var wk = w + nr
+        var i = 0
+        while i < k {
+            let u = load(wk), v = load(wk + V)
+            let s0 = Vec(repeating: a0[i])
+            x0 = x0.addingProduct(s0, u); y0 = y0.addingProduct(s0, v)
+            if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); y1 = y1.addingProduct(s, v) }
+            if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); y2 = y2.addingProduct(s, v) }
+            if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); y3 = y3.addingProduct(s, v) }
+            if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); y4 = y4.addingProduct(s, v) }
+            if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); y5 = y5.addingProduct(s, v) }
+            wk += nr
+            i &+= 1
+        }
+        let nc = min(nr, p.n &- n0)
+        let c0 = p.c + (m0 &* p.ldc &+ n0)
+        // Every row's epilogue before any store, so a residual read in place is read whole.
+        epilogue(&x0, &y0, p, m0, n0, nc)
+        if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc) }
+        if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc) }
+        if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc) }
+        if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc) }
+        if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc) }
+        storeRow(x0, y0, c0, nc)
+        if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc) }
+        if mr > 2 { storeRow(x2, y2, c0 + 2 &* p.ldc, nc) }
+        if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc) }
+        if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc) }
+        if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc) }
+        w += (k &+ 1) &* nr
+        n0 &+= nr
+    }
+}
+
+/// Residual, clamp, PReLU on one row's two vectors (columns n0..<n0 + nc), in registers.
+@inline(__always) private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int) {
+    let V = Vec.scalarCount
+    if let residual = p.residual {
+        let r = residual + (row &* p.residualStride &+ n0)
+        let have = min(nc, p.residualChannels &- n0)
+        if have >= 2 &* V {
+            x = x + load(r); y = y + load(r + V)
+        } else if have > 0 {
+            var rx = Vec(), ry = Vec()
+            for j in 0..<have { if j < V { rx[j] = r[j] } else { ry[j &- V] = r[j] } }
+            x = x + rx; y = y + ry
+        }
+    }
+    if p.lo > -.infinity || p.hi < .infinity {
+        let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
+        x = clamp(x, lo, hi); y = clamp(y, lo, hi)
+    }
+    if let alpha = p.alpha {
+        let a = alpha + n0
+        var ax = Vec(), ay = Vec()
+        if nc == 2 &* V {
+            ax = load(a); ay = load(a + V)
+        } else {
+            for j in 0..<nc { if j < V { ax[j] = a[j] } else { ay[j &- V] = a[j] } }
+        }
+        x = prelu(x, ax); y = prelu(y, ay)
+    }
+}
+
+@inline(__always) private func storeRow(_ x: Vec, _ y: Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int) {
+    let V = Vec.scalarCount
+    if nc == 2 &* V {
+        store(x, c); store(y, c + V)
+    } else if nc >= V {
+        store(x, c)
+        for j in V..<nc { c[j] = y[j &- V] }
+    } else {
+        for j in 0..<nc { c[j] = x[j] }
+    }
+}
+
+/// `min(hi, max(lo, v))` lane by lane, as XNNPACK's minmax clamp (`max(vmin, v)`, then `min(vmax, v)`).
+@inline(__always) func clamp(_ v: Vec, _ lo: Vec, _ hi: Vec) -> Vec {
+    var r = Vec()
+    for i in 0..<Vec.scalarCount {
+        let x = lo[i] > v[i] ? lo[i] : v[i]
+        r[i] = hi[i] < x ? hi[i] : x
+    }
+    return r
+}
+
+/// `v < 0 ? v * a : v` lane by lane.
+@inline(__always) func prelu(_ v: Vec, _ a: Vec) -> Vec {
+    var r = Vec()
+    for i in 0..<Vec.scalarCount { r[i] = v[i] < 0 ? v[i] * a[i] : v[i] }
+    return r
+}

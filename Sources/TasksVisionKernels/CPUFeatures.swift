@@ -1,0 +1,93 @@
+import Foundation
+
+/// What the processor can execute, read from the processor's own report: `/proc/cpuinfo` flags
+/// on Linux, `sysctl` on Apple platforms. The flags there already account for the operating
+/// system (AVX-512 appears only where the kernel saves its registers), so no instruction the
+/// CPU or the OS lacks is ever chosen.
+public struct CPUFeatures: Sendable, Equatable {
+    /// Feature names as Linux spells them (`avx2`, `fma`, `avx512f`, `asimd`, ...).
+    public let flags: Set<String>
+    /// The processor's marketing name, for notes and benchmark output.
+    public let modelName: String
+
+    public init(flags: Set<String>, modelName: String = "") {
+        self.flags = flags
+        self.modelName = modelName
+    }
+
+    /// The features of the processor this runs on, probed once.
+    public static let current: CPUFeatures = probe()
+
+    /// AVX2 with FMA3 (Haswell, Zen and later).
+    public var hasAVX2FMA: Bool { flags.contains("avx2") && flags.contains("fma") }
+    /// The AVX-512 subsets XNNPACK's `avx512f` and our `skylake-avx512` build assume.
+    public var hasAVX512: Bool {
+        hasAVX2FMA && ["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"].allSatisfy(flags.contains)
+    }
+    /// Advanced SIMD with fused multiply-add (every arm64 processor).
+    public var hasNEON: Bool { flags.contains("asimd") || flags.contains("neon") }
+
+    static func probe() -> CPUFeatures {
+        #if os(Linux)
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else {
+            return CPUFeatures(flags: baselineFlags)
+        }
+        return parse(cpuinfo: info)
+        #elseif canImport(Darwin)
+        return probeSysctl()
+        #else
+        return CPUFeatures(flags: baselineFlags)
+        #endif
+    }
+
+    /// What every processor of this architecture has, when nothing can be read.
+    static var baselineFlags: Set<String> {
+        #if arch(arm64)
+        return ["asimd"]
+        #else
+        return []
+        #endif
+    }
+
+    /// Features from the text of `/proc/cpuinfo` (the first processor's `flags` on x86,
+    /// `Features` on arm64).
+    public static func parse(cpuinfo: String) -> CPUFeatures {
+        var flags = Set<String>(), model = ""
+        for line in cpuinfo.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...]
+            if (key == "flags" || key == "Features") && flags.isEmpty {
+                flags = Set(value.split(separator: " ").map(String.init))
+            } else if model.isEmpty && (key == "model name" || key == "Model") {
+                model = value.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return CPUFeatures(flags: flags.union(baselineFlags), modelName: model)
+    }
+
+    #if canImport(Darwin)
+    static func probeSysctl() -> CPUFeatures {
+        func has(_ name: String) -> Bool {
+            var value: Int32 = 0
+            var size = MemoryLayout<Int32>.size
+            return sysctlbyname(name, &value, &size, nil, 0) == 0 && value != 0
+        }
+        var flags = baselineFlags
+        let names: [(String, String)] = [
+            ("hw.optional.avx2_0", "avx2"), ("hw.optional.fma", "fma"), ("hw.optional.avx512f", "avx512f"),
+            ("hw.optional.avx512dq", "avx512dq"), ("hw.optional.avx512bw", "avx512bw"),
+            ("hw.optional.avx512vl", "avx512vl"), ("hw.optional.avx512cd", "avx512cd"),
+            ("hw.optional.neon", "asimd"), ("hw.optional.AdvSIMD", "asimd"),
+        ]
+        for (sysctl, flag) in names where has(sysctl) { flags.insert(flag) }
+        var size = 0
+        var model = ""
+        if sysctlbyname("machdep.cpu.brand_string", nil, &size, nil, 0) == 0, size > 0 {
+            var bytes = [CChar](repeating: 0, count: size)
+            if sysctlbyname("machdep.cpu.brand_string", &bytes, &size, nil, 0) == 0 { model = String(cString: bytes) }
+        }
+        return CPUFeatures(flags: flags, modelName: model)
+    }
+    #endif
+}

@@ -1,0 +1,101 @@
+/// What a GEMM microkernel driver computes: `c[r, j] = epilogue(bias[j] + sum_k a[r, k] * w[j, k])`
+/// for `m` rows and `n` columns, each sum one fused multiply-add chain from the bias in k order
+/// (XNNPACK's GEMM and IGEMM order), with the weights packed by `PackedWeights`.
+public struct GEMMArguments {
+    public var m: Int
+    public var n: Int
+    public var k: Int
+    public var a: UnsafePointer<Float>
+    /// Floats from one row of `a` to the next.
+    public var lda: Int
+    /// `PackedWeights.data`: per block of `nr` columns, the block's biases, then k rows of `nr` weights.
+    public var packed: UnsafePointer<Float>
+    public var c: UnsafeMutablePointer<Float>
+    public var ldc: Int
+    /// Added after the sum (a residual ADD folded in), row by row, `residualStride` apart;
+    /// only the first `residualChannels` columns have one (a zero channel PAD folded in too).
+    public var residual: UnsafePointer<Float>?
+    public var residualStride: Int
+    public var residualChannels: Int
+    /// The clamp after the residual (an activation; -inf/+inf for none).
+    public var lo: Float
+    public var hi: Float
+    /// PReLU slopes per column, last.
+    public var alpha: UnsafePointer<Float>?
+
+    public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
+                c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil, residualStride: Int = 0,
+                residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity, alpha: UnsafePointer<Float>? = nil) {
+        self.m = m; self.n = n; self.k = k; self.a = a; self.lda = lda; self.packed = packed; self.c = c; self.ldc = ldc
+        self.residual = residual; self.residualStride = residualStride; self.residualChannels = residualChannels
+        self.lo = lo; self.hi = hi; self.alpha = alpha
+    }
+}
+
+/// One output row of a depthwise convolution (one output channel per input channel, no
+/// dilation): each output `bias + sum over kx, then ky, of input * weight` as one fused
+/// multiply-add chain, XNNPACK's tap order (its indirection buffer runs column by column).
+/// Taps outside the image are left out (XNNPACK multiplies zeros there: the same sums).
+public struct DepthwiseRowArguments {
+    /// Image base (NHWC, one image) and its size.
+    public var input: UnsafePointer<Float>
+    public var inH: Int
+    public var inW: Int
+    public var channels: Int
+    public var kH: Int
+    public var kW: Int
+    public var strideW: Int
+    public var padLeft: Int
+    /// The input row of tap ky = 0 (negative above the image).
+    public var iy0: Int
+    /// [kH, kW, channels], TFLite's layout.
+    public var weights: UnsafePointer<Float>
+    public var bias: UnsafePointer<Float>?
+    public var output: UnsafeMutablePointer<Float>
+    public var outW: Int
+    /// Floats from one output pixel to the next (the channels, or more).
+    public var outputPixelStride: Int
+    public var lo: Float
+    public var hi: Float
+    public var alpha: UnsafePointer<Float>?
+
+    public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int, padLeft: Int,
+                iy0: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>,
+                outW: Int, outputPixelStride: Int, lo: Float = -.infinity, hi: Float = .infinity,
+                alpha: UnsafePointer<Float>? = nil) {
+        self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
+        self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0; self.weights = weights; self.bias = bias
+        self.output = output; self.outW = outW; self.outputPixelStride = outputPixelStride
+        self.lo = lo; self.hi = hi; self.alpha = alpha
+    }
+}
+
+/// GEMM weights packed once at load for a kernel with `nr`-column tiles, as XNNPACK packs
+/// them (`xnn_pack_f32_gemm_goi_w`): per block of `nr` output columns, the block's biases,
+/// then for each k the block's `nr` weights; columns past `n` are zero.
+public final class PackedWeights {
+    public let data: UnsafeMutablePointer<Float>
+    public let count: Int
+    public let nr: Int
+
+    /// `weights` is [n, k] row-major (a TFLite CONV_2D or FULLY_CONNECTED filter).
+    public init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, n: Int, k: Int, nr: Int) {
+        self.nr = nr
+        let blocks = (n + nr - 1) / nr
+        count = max(blocks * (k + 1) * nr, 1)
+        data = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        data.initialize(repeating: 0, count: count)
+        for block in 0..<blocks {
+            let base = data + block * (k + 1) * nr
+            for j in 0..<nr {
+                let column = block * nr + j
+                guard column < n else { break }
+                base[j] = bias?[column] ?? 0
+                let row = weights + column * k
+                for i in 0..<k { base[(i + 1) * nr + j] = row[i] }
+            }
+        }
+    }
+
+    deinit { data.deallocate() }
+}

@@ -1,0 +1,4 @@
+// The AVX2 + FMA3 kernel set: the templates in Sources/MicrokernelTemplates on 256-bit
+// vectors. Package.swift builds this target with `-target-cpu haswell` on x86-64; nothing here
+// runs unless the CPU has AVX2 and FMA (`KernelSet.avx2.isSupported`).
+typealias Vec = SIMD8<Float>

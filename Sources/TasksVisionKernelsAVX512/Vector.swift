@@ -1,0 +1,4 @@
+// The AVX-512 kernel set: the templates in Sources/MicrokernelTemplates on 512-bit vectors.
+// Package.swift builds this target with `-target-cpu skylake-avx512` on x86-64; nothing here
+// runs unless the CPU has AVX-512 F/DQ/BW/VL/CD (`KernelSet.avx512.isSupported`).
+typealias Vec = SIMD16<Float>

@@ -1,0 +1,4 @@
+// The arm64 kernel set: the templates in Sources/MicrokernelTemplates on 128-bit vectors.
+// Advanced SIMD has fused multiply-add in arm64's baseline, so `addingProduct` is one `fmla`
+// without target flags. Selected only on arm64 (`KernelSet.neon.isSupported`).
+typealias Vec = SIMD4<Float>
