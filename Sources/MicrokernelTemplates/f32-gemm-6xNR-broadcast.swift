@@ -5,13 +5,15 @@ import TasksVisionKernels
 // fused multiply-add chain from its bias in k order. Rows past `m` alias the last real row
 // (their sums are computed and stored again, with the same values), as XNNPACK's kernels do.
 
-/// Columns per tile.
+/// Columns per tile of `f32GEMM` (two vectors) and of `f32GEMMNarrow` (one vector, for
+/// layers with few output channels, where two would mostly compute padding).
 public let gemmNR = 2 * Vec.scalarCount
+public let gemmNarrowNR = Vec.scalarCount
 /// Rows per tile.
 public let gemmMR = 6
 
 /// The whole product: tiles of `gemmMR` rows, each across all column blocks (the tile's rows
-/// of A stay in L1 while the packed weights stream from L2).
+/// of A stay in L1 while the packed weights stream from L2). Weights packed for `gemmNR`.
 public func f32GEMM(_ p: GEMMArguments) {
     var m0 = 0
     while m0 < p.m {
@@ -27,13 +29,35 @@ public func f32GEMM(_ p: GEMMArguments) {
     }
 }
 
-// One copy per row count, each with its rows a constant.
-@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1) }
-@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2) }
-@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3) }
-@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4) }
-@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5) }
-@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6) }
+/// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
+public func f32GEMMNarrow(_ p: GEMMArguments) {
+    var m0 = 0
+    while m0 < p.m {
+        switch p.m - m0 {
+        case 1: narrow1(p, m0)
+        case 2: narrow2(p, m0)
+        case 3: narrow3(p, m0)
+        case 4: narrow4(p, m0)
+        case 5: narrow5(p, m0)
+        default: narrow6(p, m0)
+        }
+        m0 &+= gemmMR
+    }
+}
+
+// One copy per row count and width, each with both constants.
+@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1, 2) }
+@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2, 2) }
+@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3, 2) }
+@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4, 2) }
+@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5, 2) }
+@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6, 2) }
+@inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1, 1) }
+@inline(never) private func narrow2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2, 1) }
+@inline(never) private func narrow3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3, 1) }
+@inline(never) private func narrow4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4, 1) }
+@inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5, 1) }
+@inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6, 1) }
 
 @inline(__always) private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
@@ -42,9 +66,9 @@ public func f32GEMM(_ p: GEMMArguments) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
 }
 
-/// `mr` rows (a constant at each call, so the unused rows' code folds away) across all columns.
-@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int) {
-    let V = Vec.scalarCount, nr = 2 &* V, k = p.k
+/// `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) across all columns.
+@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int, _ nv: Int) {
+    let V = Vec.scalarCount, nr = nv &* V, k = p.k
     let a0 = p.a + m0 &* p.lda
     let a1 = mr > 1 ? a0 + p.lda : a0
     let a2 = mr > 2 ? a1 + p.lda : a1
@@ -54,51 +78,56 @@ public func f32GEMM(_ p: GEMMArguments) {
     var w = p.packed
     var n0 = 0
     while n0 < p.n {
-        let b0 = load(w), b1 = load(w + V)
+        let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
         var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
         var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1
         var wk = w + nr
         var i = 0
         while i < k {
-            let u = load(wk), v = load(wk + V)
+            let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
             let s0 = Vec(repeating: a0[i])
-            x0 = x0.addingProduct(s0, u); y0 = y0.addingProduct(s0, v)
-            if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); y1 = y1.addingProduct(s, v) }
-            if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); y2 = y2.addingProduct(s, v) }
-            if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); y3 = y3.addingProduct(s, v) }
-            if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); y4 = y4.addingProduct(s, v) }
-            if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); y5 = y5.addingProduct(s, v) }
+            x0 = x0.addingProduct(s0, u)
+            if nv > 1 { y0 = y0.addingProduct(s0, v) }
+            if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); if nv > 1 { y1 = y1.addingProduct(s, v) } }
+            if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); if nv > 1 { y2 = y2.addingProduct(s, v) } }
+            if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); if nv > 1 { y3 = y3.addingProduct(s, v) } }
+            if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); if nv > 1 { y4 = y4.addingProduct(s, v) } }
+            if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); if nv > 1 { y5 = y5.addingProduct(s, v) } }
             wk += nr
             i &+= 1
         }
         let nc = min(nr, p.n &- n0)
         let c0 = p.c + (m0 &* p.ldc &+ n0)
         // Every row's epilogue before any store, so a residual read in place is read whole.
-        epilogue(&x0, &y0, p, m0, n0, nc)
-        if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc) }
-        if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc) }
-        if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc) }
-        if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc) }
-        if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc) }
-        storeRow(x0, y0, c0, nc)
-        if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc) }
-        if mr > 2 { storeRow(x2, y2, c0 + 2 &* p.ldc, nc) }
-        if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc) }
-        if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc) }
-        if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc) }
+        if p.residual != nil || p.alpha != nil || p.lo > -.infinity || p.hi < .infinity {
+            epilogue(&x0, &y0, p, m0, n0, nc, nr)
+            if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc, nr) }
+            if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc, nr) }
+            if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc, nr) }
+            if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc, nr) }
+            if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc, nr) }
+        }
+        storeRow(x0, y0, c0, nc, nr)
+        if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc, nr) }
+        if mr > 2 { storeRow(x2, y2, c0 + 2 &* p.ldc, nc, nr) }
+        if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc, nr) }
+        if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc, nr) }
+        if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc, nr) }
         w += (k &+ 1) &* nr
         n0 &+= nr
     }
 }
 
 /// Residual, clamp, PReLU on one row's two vectors (columns n0..<n0 + nc), in registers.
-@inline(__always) private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int) {
+@inline(__always) private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int,
+                                         _ nr: Int) {
     let V = Vec.scalarCount
     if let residual = p.residual {
         let r = residual + (row &* p.residualStride &+ n0)
         let have = min(nc, p.residualChannels &- n0)
-        if have >= 2 &* V {
-            x = x + load(r); y = y + load(r + V)
+        if have >= nr {
+            x = x + load(r)
+            if nr > V { y = y + load(r + V) }
         } else if have > 0 {
             var rx = Vec(), ry = Vec()
             for j in 0..<have { if j < V { rx[j] = r[j] } else { ry[j &- V] = r[j] } }
@@ -112,8 +141,9 @@ public func f32GEMM(_ p: GEMMArguments) {
     if let alpha = p.alpha {
         let a = alpha + n0
         var ax = Vec(), ay = Vec()
-        if nc == 2 &* V {
-            ax = load(a); ay = load(a + V)
+        if nc == nr {
+            ax = load(a)
+            if nr > V { ay = load(a + V) }
         } else {
             for j in 0..<nc { if j < V { ax[j] = a[j] } else { ay[j &- V] = a[j] } }
         }
@@ -121,10 +151,11 @@ public func f32GEMM(_ p: GEMMArguments) {
     }
 }
 
-@inline(__always) private func storeRow(_ x: Vec, _ y: Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int) {
+@inline(__always) private func storeRow(_ x: Vec, _ y: Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int, _ nr: Int) {
     let V = Vec.scalarCount
-    if nc == 2 &* V {
-        store(x, c); store(y, c + V)
+    if nc == nr {
+        store(x, c)
+        if nr > V { store(y, c + V) }
     } else if nc >= V {
         store(x, c)
         for j in V..<nc { c[j] = y[j &- V] }

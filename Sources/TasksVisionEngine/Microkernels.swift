@@ -5,36 +5,68 @@ import TasksVisionKernelsNEON
 
 /// The microkernels of one kernel set, filled once from the set, as XNNPACK's
 /// `src/configs/*-config.c` fill their tables from the CPU's features. Layers take their
-/// arithmetic from here; `nil` entries (the portable set) mean the layer's own Swift kernel
-/// and OpenBLAS.
+/// arithmetic from here; empty tables (the portable set) mean the layer's own Swift kernel and
+/// OpenBLAS. A wider set also lists the narrower set's kernels it can run (every AVX-512 CPU has
+/// AVX2 and FMA), for layers too narrow for its vectors; every kernel sums in XNNPACK's order,
+/// so which one runs a layer never changes its results.
 struct Microkernels {
+    /// A GEMM and the column tile its weights are packed for; `vectors` is the vector
+    /// instructions per k and row, the tile's cost.
+    struct GEMM {
+        let nr: Int
+        let vectors: Int
+        let run: (GEMMArguments) -> Void
+    }
+    /// A depthwise row kernel and the fewest channels it runs on vectors.
+    struct DepthwiseRow {
+        let minimumChannels: Int
+        let run: (DepthwiseRowArguments) -> Void
+    }
+
     let set: KernelSet
-    /// The GEMM of 1x1 and KxK convolutions and fully connected layers, and its column tile.
-    let gemm: ((GEMMArguments) -> Void)?
-    let gemmNR: Int
-    /// Depthwise convolution, one output row per call (one channel per input channel, no dilation).
-    let depthwiseRow: ((DepthwiseRowArguments) -> Void)?
+    /// The GEMMs of 1x1 and KxK convolutions and fully connected layers, widest first.
+    let gemms: [GEMM]
+    /// Depthwise convolution, one output row per call (one channel per input channel, no
+    /// dilation), widest first; the last runs any channel count.
+    let depthwiseRows: [DepthwiseRow]
 
     init(_ set: KernelSet) {
         self.set = set
+        let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
+                    GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX2.f32GEMMNarrow)]
+        let avx2Depthwise = DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32DepthwiseRow)
         switch set {
-        case .avx2:
-            gemm = TasksVisionKernelsAVX2.f32GEMM
-            gemmNR = TasksVisionKernelsAVX2.gemmNR
-            depthwiseRow = TasksVisionKernelsAVX2.f32DepthwiseRow
         case .avx512:
-            gemm = TasksVisionKernelsAVX512.f32GEMM
-            gemmNR = TasksVisionKernelsAVX512.gemmNR
-            depthwiseRow = TasksVisionKernelsAVX512.f32DepthwiseRow
+            gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
+                     GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX512.f32GEMMNarrow),
+                     avx2[1]]
+            depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow), avx2Depthwise]
+        case .avx2:
+            gemms = avx2
+            depthwiseRows = [avx2Depthwise]
         case .neon:
-            gemm = TasksVisionKernelsNEON.f32GEMM
-            gemmNR = TasksVisionKernelsNEON.gemmNR
-            depthwiseRow = TasksVisionKernelsNEON.f32DepthwiseRow
+            gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
+                     GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMNarrow)]
+            depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32DepthwiseRow)]
         case .portable:
-            gemm = nil
-            gemmNR = 0
-            depthwiseRow = nil
+            gemms = []
+            depthwiseRows = []
         }
+    }
+
+    /// The GEMM with the fewest vector instructions for `columns` output columns (then the least
+    /// padding): 8 channels take an 8-wide tile, 24 the 32-wide one.
+    func gemm(columns: Int) -> GEMM? {
+        func cost(_ g: GEMM) -> (Int, Int) {
+            let blocks = (columns + g.nr - 1) / g.nr
+            return (blocks * g.vectors, blocks * g.nr)
+        }
+        return gemms.min { cost($0) < cost($1) }
+    }
+
+    /// The widest depthwise row kernel for `channels`.
+    func depthwiseRow(channels: Int) -> ((DepthwiseRowArguments) -> Void)? {
+        depthwiseRows.first { channels >= $0.minimumChannels }?.run
     }
 
     static let portable = Microkernels(.portable)

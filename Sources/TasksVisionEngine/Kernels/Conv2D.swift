@@ -117,7 +117,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
-        if kernels.gemm != nil {
+        if !kernels.gemms.isEmpty {
             tileRows = pixels <= Self.packedTileRows * 3 / 2 ? pixels : Self.packedTileRows
             gemm = nil
             packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels)

@@ -45,7 +45,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         self.multiplier = multiplier
         let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
         let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
-        rowKernel = multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 ? kernels.depthwiseRow : nil
+        rowKernel = multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1
+            ? kernels.depthwiseRow(channels: geometry.inC) : nil
         planes = planar && rowKernel == nil ? PlaneGeometry(geometry, multiplier: multiplier) : nil
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
         if planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32

@@ -25,7 +25,7 @@ final class FullyConnectedLayer: Layer {
         self.rows = rows
         self.inputs = inputs
         self.units = units
-        if kernels.gemm != nil {
+        if !kernels.gemms.isEmpty {
             packed = PackedGEMM(weights: weights, k: inputs, columns: units, epilogue: epilogue, kernels: kernels)
             gemm = nil
             afterGEMM = Epilogue()

@@ -14,9 +14,9 @@ struct PackedGEMM {
 
     /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them.
     init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels) {
-        guard let gemm = kernels.gemm else { preconditionFailure("PackedGEMM needs an FMA kernel set") }
-        self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: kernels.gemmNR)
-        kernel = gemm
+        guard let gemm = kernels.gemm(columns: columns) else { preconditionFailure("PackedGEMM needs an FMA kernel set") }
+        self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: gemm.nr)
+        kernel = gemm.run
         self.k = k
         self.columns = columns
         self.epilogue = epilogue
