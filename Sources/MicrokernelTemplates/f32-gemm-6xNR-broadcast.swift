@@ -99,7 +99,18 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
         let nc = min(nr, p.n &- n0)
         let c0 = p.c + (m0 &* p.ldc &+ n0)
         // Every row's epilogue before any store, so a residual read in place is read whole.
-        if p.residual != nil || p.alpha != nil || p.lo > -.infinity || p.hi < .infinity {
+        if p.residual == nil && p.alpha == nil {
+            // The common case, a clamp-type activation alone, stays in registers.
+            if p.lo > -.infinity || p.hi < .infinity {
+                let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
+                x0 = clamp(x0, lo, hi); x1 = clamp(x1, lo, hi); x2 = clamp(x2, lo, hi)
+                x3 = clamp(x3, lo, hi); x4 = clamp(x4, lo, hi); x5 = clamp(x5, lo, hi)
+                if nv > 1 {
+                    y0 = clamp(y0, lo, hi); y1 = clamp(y1, lo, hi); y2 = clamp(y2, lo, hi)
+                    y3 = clamp(y3, lo, hi); y4 = clamp(y4, lo, hi); y5 = clamp(y5, lo, hi)
+                }
+            }
+        } else {
             epilogue(&x0, &y0, p, m0, n0, nc, nr)
             if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc, nr) }
             if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc, nr) }
