@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TasksVisionEngine
+import TasksVisionKernels
 import TasksVisionFormat
 
 // vision-bench: latency of each model on the engine (and, later, of each vision task).
@@ -28,6 +29,9 @@ struct Options {
     var soakMode = "both"
     var soakFrames = 10_000
     var soakEvery = 500
+    var kernels: KernelSet? = nil
+    var peak = false
+    var explicitModels = false
 }
 
 func fail(_ message: String) -> Never {
@@ -46,13 +50,16 @@ func parse() -> Options {
             return args.removeFirst()
         }
         switch a {
-        case "--model": o.models.append(value())
+        case "--model": o.models.append(value()); o.explicitModels = true
         case "--threads": guard let t = Int(value()), t >= 1 else { fail("--threads takes a positive number") }; explicitThreads.append(t)
         case "--runs": guard let r = Int(value()), r >= 1 else { fail("--runs takes a positive number") }; o.runs = r
         case "--warmup": guard let w = Int(value()), w >= 0 else { fail("--warmup takes a number") }; o.warmup = w
         case "--json": o.json = true
         case "--no-profile": o.profile = false
         case "--layers": o.layers = true
+        case "--kernels":
+            do { o.kernels = try KernelSet.named(value()) } catch { fail("\(error)") }
+        case "--peak": o.peak = true
         case "--task": o.task = value()
         case "--soak": o.soak = value()
         case "--mode": o.soakMode = value()
@@ -64,7 +71,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--kernels SET] [--peak]")
             print("       vision-bench --task faces [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
             exit(0)
@@ -110,6 +117,16 @@ func peakResidentBytes() -> Int {
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 let options = parse()
+if options.peak {
+    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
+    let cpu = CPUFeatures.current.modelName
+    if let gflops = set.measuredFMAPeak(seconds: 1) {
+        print(String(format: "FMA peak, one core, %@ vectors: %.1f GFLOP/s (%@)", set.rawValue, gflops, cpu))
+    } else {
+        print("kernel set \(set) has no FMA kernels (\(cpu))")
+    }
+    if !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
+}
 if let soak = options.soak {
     Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames, every: options.soakEvery)
 }
@@ -121,7 +138,7 @@ for path in options.models {
     for threads in options.threads {
         let interpreter: Interpreter
         do {
-            interpreter = try Interpreter(path: path, options: .init(threads: threads))
+            interpreter = try Interpreter(path: path, options: .init(threads: threads, kernels: options.kernels))
         } catch {
             fail("\(error)")
         }
@@ -144,15 +161,15 @@ for path in options.models {
         let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
         let name = URL(fileURLWithPath: ModelAsset.splitPath(path).file).lastPathComponent + (ModelAsset.splitPath(path).members.map { ":" + $0 }.joined())
         if options.json {
-            let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs,
+            let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs, "kernels": interpreter.kernelSet.rawValue,
                                          "minMs": times[0], "medianMs": median, "maxMs": times[times.count - 1],
                                          "gflops": interpreter.flops / (median / 1e3) / 1e9, "peakBytes": peakResidentBytes()]
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
             continue
         }
-        print(String(format: "%@  threads %d  runs %d  min %.3f ms  median %.3f ms  max %.3f ms  %.1f GFLOP/s  peak RSS %.1f MB",
-                     name, threads, options.runs, times[0], median, times[times.count - 1],
+        print(String(format: "%@  kernels %@  threads %d  runs %d  min %.3f ms  median %.3f ms  max %.3f ms  %.1f GFLOP/s  peak RSS %.1f MB",
+                     name, interpreter.kernelSet.rawValue, threads, options.runs, times[0], median, times[times.count - 1],
                      interpreter.flops / (median / 1e3) / 1e9, Double(peakResidentBytes()) / 1e6))
         if options.layers {
             for l in interpreter.layerTimes(runs: 20) {

@@ -1,7 +1,7 @@
 import COpenBLAS
 import Dispatch
 import TasksVisionFormat
-import TasksVisionKernels
+@_exported import TasksVisionKernels
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import Dispatch
 import TasksVisionKernels
 import TasksVisionKernelsAVX2
 import TasksVisionKernelsAVX512
@@ -70,4 +71,42 @@ struct Microkernels {
     }
 
     static let portable = Microkernels(.portable)
+}
+
+extension KernelSet {
+    /// Whether an engine on this set sums every convolution, fully connected and depthwise layer
+    /// as XNNPACK does: the FMA sets always; the portable set where OpenBLAS's AVX-512 kernels
+    /// loaded (their chains fuse as XNNPACK's, see `BiasFirstGEMM`).
+    public var sumsAsXNNPACK: Bool {
+        fusesMultiplyAdd || (BLASConfiguration.coreName == "SkylakeX" && BLASConfiguration.axpyIsFused)
+    }
+
+    /// The fused multiply-add peak of one core on this set's vectors, in GFLOP/s, measured over
+    /// about `seconds` (nil on the portable set, which has no FMA kernels).
+    public func measuredFMAPeak(seconds: Double = 0.2) -> Double? {
+        let loop: (Int, Float) -> Float, lanes: Int, chains: Int
+        switch self {
+        case .avx512:
+            loop = TasksVisionKernelsAVX512.fmaPeakLoop; lanes = TasksVisionKernelsAVX512.vectorLanes
+            chains = TasksVisionKernelsAVX512.fmaPeakChains
+        case .avx2:
+            loop = TasksVisionKernelsAVX2.fmaPeakLoop; lanes = TasksVisionKernelsAVX2.vectorLanes
+            chains = TasksVisionKernelsAVX2.fmaPeakChains
+        case .neon:
+            loop = TasksVisionKernelsNEON.fmaPeakLoop; lanes = TasksVisionKernelsNEON.vectorLanes
+            chains = TasksVisionKernelsNEON.fmaPeakChains
+        case .portable: return nil
+        }
+        var iterations = 1 << 16, best = 0.0
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var sink: Float = 0
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            let start = DispatchTime.now().uptimeNanoseconds
+            sink += loop(iterations, sink * 1e-30 + 1)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            best = max(best, Double(iterations * chains * 2 * lanes) / max(elapsed, 1e-9) / 1e9)
+            if elapsed < 0.005 { iterations *= 2 }
+        }
+        return sink.isNaN ? nil : best
+    }
 }

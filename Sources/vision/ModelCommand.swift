@@ -1,6 +1,7 @@
 import Foundation
 import TasksVisionEngine
 import TasksVisionFormat
+import TasksVisionKernels
 
 /// `vision model info|run`.
 enum ModelCommand {
@@ -35,6 +36,8 @@ enum ModelCommand {
         for (name, n) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             print("  \(name): \(n)")
         }
+        print("kernels: \(interpreter.kernelSet) (CPU \(CPUFeatures.current.modelName.isEmpty ? "unknown" : CPUFeatures.current.modelName); "
+              + "supports \(KernelSet.supported().map(\.rawValue).joined(separator: ", ")); \(KernelSet.environmentVariable) chooses)")
         print("engine: \(interpreter.layerCount) layers after folding and fusion, arena \(interpreter.arenaBytes) bytes, weights \(interpreter.constantBytes) bytes, \(String(format: "%.1f", interpreter.flops / 1e6)) MFLOP")
         if let meta = try model.metadata() {
             print("metadata:")

@@ -1,0 +1,24 @@
+// The core's fused multiply-add peak on this set's vectors, for benchmark reports
+// (`vision-bench --peak`): 12 independent accumulator chains, enough to cover the FMA latency
+// on two pipes, and with the two constants within AVX2's 16 registers.
+
+/// Runs `iterations` x 12 vector FMAs and returns a value that depends on all of them (so none
+/// is optimized away). Floating-point operations: `iterations * 12 * 2 * Vec.scalarCount`.
+@inline(never)
+public func fmaPeakLoop(iterations: Int, seed: Float) -> Float {
+    let m = Vec(repeating: 0.999_999), b = Vec(repeating: 1e-7)
+    var a0 = Vec(repeating: seed), a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5
+    var a6 = a0 + 6, a7 = a0 + 7, a8 = a0 + 8, a9 = a0 + 9, a10 = a0 + 10, a11 = a0 + 11
+    for _ in 0..<iterations {
+        a0 = b.addingProduct(a0, m); a1 = b.addingProduct(a1, m); a2 = b.addingProduct(a2, m); a3 = b.addingProduct(a3, m)
+        a4 = b.addingProduct(a4, m); a5 = b.addingProduct(a5, m); a6 = b.addingProduct(a6, m); a7 = b.addingProduct(a7, m)
+        a8 = b.addingProduct(a8, m); a9 = b.addingProduct(a9, m); a10 = b.addingProduct(a10, m); a11 = b.addingProduct(a11, m)
+    }
+    let s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11))
+    return s.sum()
+}
+
+/// FMAs per iteration of `fmaPeakLoop`.
+public let fmaPeakChains = 12
+/// Floats per vector of this set.
+public let vectorLanes = Vec.scalarCount
