@@ -4,16 +4,16 @@ import TasksVisionKernels
 // per output pixel and block of one vector of channels, the accumulator starts at the bias and
 // takes the taps column by column (kx outer, ky inner) as one fused multiply-add chain, which is
 // the order of XNNPACK's dwconv kernels over its indirection buffer. Pixels whose window lies
-// inside the image run two at a time with the kernel size a constant (3x3 and 5x5: the taps
-// unroll and each weight vector loaded serves both); border pixels leave out the taps outside
+// inside the image run four at a time with the kernel size a constant (3x3 and 5x5: the taps
+// unroll and each weight vector loaded serves all four); border pixels leave out the taps outside
 // the image. A last partial block of channels is the block ending at the last channel (it
 // overlaps the one before and writes the same values again); fewer channels than a vector go
 // channel by channel.
 
-@inline(__always) private func load(_ p: UnsafePointer<Float>) -> Vec {
+@_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
 }
-@inline(__always) private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
+@_transparent private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
 }
 
@@ -39,49 +39,50 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
 @inline(never) private func interior3x3(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int) { interior(p, lo, hi, 3, 3) }
 @inline(never) private func interior5x5(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int) { interior(p, lo, hi, 5, 5) }
 
-/// Columns lo..<hi with every tap inside the image (all kH rows too), two pixels per step.
+/// Columns lo..<hi with every tap inside the image (all kH rows too), four pixels per step.
 @inline(__always) private func interior(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int, _ kH: Int, _ kW: Int) {
-    let V = Vec.scalarCount, c = p.channels, s = p.strideW, ops = p.outputPixelStride
-    let rowBase = p.input + p.iy0 &* p.inW &* c
-    let rowStep = p.inW &* c
     var ox = lo
-    while ox &+ 2 <= hi {
-        let in0 = rowBase + (ox &* s &- p.padLeft) &* c, in1 = in0 + s &* c
-        let out0 = p.output + ox &* ops, out1 = out0 + ops
-        var ch = 0
-        while ch < c {
-            let cb = ch &+ V <= c ? ch : c &- V
-            var acc0 = p.bias.map { load($0 + cb) } ?? Vec(), acc1 = acc0
-            for kx in 0..<kW {
-                for ky in 0..<kH {
-                    let w = load(p.weights + ((ky &* kW &+ kx) &* c &+ cb))
-                    let offset = ky &* rowStep &+ kx &* c &+ cb
-                    acc0 = acc0.addingProduct(load(in0 + offset), w)
-                    acc1 = acc1.addingProduct(load(in1 + offset), w)
-                }
-            }
-            store(finish(acc0, p, cb), out0 + cb)
-            store(finish(acc1, p, cb), out1 + cb)
-            ch &+= V
-        }
-        ox &+= 2
+    while ox &+ 4 <= hi {
+        pixels(p, ox, kH, kW, 4)
+        ox &+= 4
     }
-    if ox < hi {
-        let in0 = rowBase + (ox &* s &- p.padLeft) &* c
-        let out0 = p.output + ox &* ops
-        var ch = 0
-        while ch < c {
-            let cb = ch &+ V <= c ? ch : c &- V
-            var acc0 = p.bias.map { load($0 + cb) } ?? Vec()
-            for kx in 0..<kW {
-                for ky in 0..<kH {
-                    let w = load(p.weights + ((ky &* kW &+ kx) &* c &+ cb))
-                    acc0 = acc0.addingProduct(load(in0 + (ky &* rowStep &+ kx &* c &+ cb)), w)
+    while ox < hi {
+        pixels(p, ox, kH, kW, 1)
+        ox &+= 1
+    }
+}
+
+/// `count` (1 or 4, a constant) neighbouring interior pixels from `ox`: each weight vector
+/// loaded serves all of them.
+@inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ kH: Int, _ kW: Int, _ count: Int) {
+    let V = Vec.scalarCount, c = p.channels, step = p.strideW &* c, ops = p.outputPixelStride
+    let rowStep = p.inW &* c
+    let in0 = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* c
+    let out0 = p.output + ox &* ops
+    var ch = 0
+    while ch < c {
+        let cb = ch &+ V <= c ? ch : c &- V
+        let b = p.bias.map { load($0 + cb) } ?? Vec()
+        var a0 = b, a1 = b, a2 = b, a3 = b
+        for kx in 0..<kW {
+            for ky in 0..<kH {
+                let w = load(p.weights + ((ky &* kW &+ kx) &* c &+ cb))
+                let q = in0 + (ky &* rowStep &+ kx &* c &+ cb)
+                a0 = a0.addingProduct(load(q), w)
+                if count > 1 {
+                    a1 = a1.addingProduct(load(q + step), w)
+                    a2 = a2.addingProduct(load(q + 2 &* step), w)
+                    a3 = a3.addingProduct(load(q + 3 &* step), w)
                 }
             }
-            store(finish(acc0, p, cb), out0 + cb)
-            ch &+= V
         }
+        store(finish(a0, p, cb), out0 + cb)
+        if count > 1 {
+            store(finish(a1, p, cb), out0 + (ops &+ cb))
+            store(finish(a2, p, cb), out0 + (2 &* ops &+ cb))
+            store(finish(a3, p, cb), out0 + (3 &* ops &+ cb))
+        }
+        ch &+= V
     }
 }
 
@@ -126,7 +127,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
 }
 
 /// The clamp, then PReLU, on channels cb..<cb + V.
-@inline(__always) private func finish(_ acc: Vec, _ p: DepthwiseRowArguments, _ cb: Int) -> Vec {
+@_transparent private func finish(_ acc: Vec, _ p: DepthwiseRowArguments, _ cb: Int) -> Vec {
     var v = acc
     if p.lo > -.infinity || p.hi < .infinity { v = clamp(v, Vec(repeating: p.lo), Vec(repeating: p.hi)) }
     if let alpha = p.alpha { v = prelu(v, load(alpha + cb)) }

@@ -59,10 +59,10 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
 @inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5, 1) }
 @inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6, 1) }
 
-@inline(__always) private func load(_ p: UnsafePointer<Float>) -> Vec {
+@_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
 }
-@inline(__always) private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
+@_transparent private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
 }
 
@@ -130,7 +130,7 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
 }
 
 /// Residual, clamp, PReLU on one row's two vectors (columns n0..<n0 + nc), in registers.
-@inline(__always) private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int,
+@_transparent private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int,
                                          _ nr: Int) {
     let V = Vec.scalarCount
     if let residual = p.residual {
@@ -162,7 +162,7 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
     }
 }
 
-@inline(__always) private func storeRow(_ x: Vec, _ y: Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int, _ nr: Int) {
+@_transparent private func storeRow(_ x: Vec, _ y: Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int, _ nr: Int) {
     let V = Vec.scalarCount
     if nc == nr {
         store(x, c)
@@ -176,7 +176,7 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
 }
 
 /// `min(hi, max(lo, v))` lane by lane, as XNNPACK's minmax clamp (`max(vmin, v)`, then `min(vmax, v)`).
-@inline(__always) func clamp(_ v: Vec, _ lo: Vec, _ hi: Vec) -> Vec {
+@_transparent func clamp(_ v: Vec, _ lo: Vec, _ hi: Vec) -> Vec {
     var r = Vec()
     for i in 0..<Vec.scalarCount {
         let x = lo[i] > v[i] ? lo[i] : v[i]
@@ -186,7 +186,7 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
 }
 
 /// `v < 0 ? v * a : v` lane by lane.
-@inline(__always) func prelu(_ v: Vec, _ a: Vec) -> Vec {
+@_transparent func prelu(_ v: Vec, _ a: Vec) -> Vec {
     var r = Vec()
     for i in 0..<Vec.scalarCount { r[i] = v[i] < 0 ? v[i] * a[i] : v[i] }
     return r

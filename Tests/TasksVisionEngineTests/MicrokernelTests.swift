@@ -1,0 +1,227 @@
+@testable import TasksVisionEngine
+import TasksVisionFormat
+import TasksVisionKernels
+import XCTest
+
+/// The FMA kernel sets against a scalar reference of XNNPACK's sums, bit for bit: every
+/// convolution, fully connected and depthwise output one chain of fused multiply-adds from the
+/// bias, in XNNPACK's order (k in order for GEMMs: taps row by row and channels within; depthwise
+/// taps column by column). Runs every set this CPU supports, so one machine checks all of its
+/// sets; shapes cover row tails of the 6-row tiles, column tails of every tile width, narrow and
+/// wide layers (each set's one- and two-vector tiles, and the AVX2 kernels the AVX-512 set lends
+/// for layers narrower than its vectors), padding, strides 1 to 3, 3x3 and 5x5 and other sizes.
+final class MicrokernelTests: XCTestCase {
+    typealias Buffer = KernelTests.Buffer
+
+    var seed: UInt64 = 100
+    func random(_ n: Int, _ lo: Float = -3, _ hi: Float = 3) -> [Float] {
+        seed += 1
+        return fixtureRandomFloats(seed: seed, count: n, low: lo, high: hi)
+    }
+
+    let context: RunContext = {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1 << 22)
+        return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
+    }()
+    deinit { context.scratch.deallocate() }
+
+    /// The FMA sets this CPU runs (each test fails loudly if there are none on an FMA CPU).
+    var fmaSets: [KernelSet] { KernelSet.supported().filter(\.fusesMultiplyAdd) }
+
+    func testKernelSetsFollowTheCPU() {
+        let features = CPUFeatures.current
+        print("CPU: \(features.modelName); kernel sets: \(KernelSet.supported().map(\.rawValue))")
+        #if arch(x86_64)
+        XCTAssertEqual(KernelSet.avx2.isSupported(), features.flags.contains("avx2") && features.flags.contains("fma"))
+        XCTAssertEqual(KernelSet.avx512.isSupported(), features.hasAVX512)
+        XCTAssertFalse(KernelSet.neon.isSupported())
+        #endif
+        XCTAssertTrue(KernelSet.portable.isSupported())
+        XCTAssertEqual(KernelSet.best(), KernelSet.supported().first)
+    }
+
+    func testCPUFeaturesParsing() {
+        let zen3 = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\nprocessor\t: 1\nflags\t\t: x\n"
+        let f = CPUFeatures.parse(cpuinfo: zen3)
+        XCTAssertEqual(f.modelName, "AMD EPYC 7B13")
+        XCTAssertTrue(f.hasAVX2FMA)
+        XCTAssertFalse(f.hasAVX512)
+        XCTAssertFalse(CPUFeatures.parse(cpuinfo: "flags : sse2 avx2\n").hasAVX2FMA, "AVX2 without FMA")
+        let xeon = CPUFeatures.parse(cpuinfo: "flags : avx2 fma avx512f avx512dq avx512bw avx512vl avx512cd\n")
+        XCTAssertTrue(xeon.hasAVX512)
+        #if arch(x86_64)
+        XCTAssertEqual(KernelSet.best(for: f), .avx2)
+        XCTAssertEqual(KernelSet.best(for: xeon), .avx512)
+        XCTAssertEqual(KernelSet.best(for: CPUFeatures(flags: ["sse2"])), .portable)
+        // Never a set the CPU lacks, however it is asked for.
+        XCTAssertThrowsError(try KernelSet.fromEnvironment([KernelSet.environmentVariable: "avx512"], features: f)) { error in
+            XCTAssertEqual(error as? KernelSetError, .unsupported(.avx512, supported: [.avx2, .portable]))
+            XCTAssertTrue("\(error)".contains("avx512"), "\(error)")
+        }
+        XCTAssertEqual(try KernelSet.fromEnvironment([KernelSet.environmentVariable: "AVX2"], features: f), .avx2)
+        XCTAssertEqual(try KernelSet.fromEnvironment([:], features: f), .avx2)
+        #endif
+        XCTAssertThrowsError(try KernelSet.fromEnvironment([KernelSet.environmentVariable: "sse9"])) { error in
+            XCTAssertTrue("\(error)".contains("unknown kernel set 'sse9'"), "\(error)")
+        }
+    }
+
+    func testInterpreterRefusesASetTheCPULacks() throws {
+        guard let lacking = KernelSet.allCases.first(where: { !$0.isSupported() }) else { return }
+        let path = try TestPaths.model("canned_gesture_classifier.tflite")
+        XCTAssertThrowsError(try Interpreter(path: path, options: .init(kernels: lacking))) { error in
+            XCTAssertTrue("\(error)".contains("kernel set '\(lacking)'"), "\(error)")
+        }
+        for set in KernelSet.supported() {
+            XCTAssertEqual(try Interpreter(path: path, options: .init(kernels: set)).kernelSet, set)
+        }
+    }
+
+    /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`).
+    func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
+                   alpha: [Float]?) -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
+        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        var chain = [Float](repeating: 0, count: oh * ow * c.cout), plain = chain
+        let (lo, hi) = Epilogue(activation: c.act).bounds
+        for oy in 0..<oh { for ox in 0..<ow { for o in 0..<c.cout {
+            var acc = bias[o], sum = bias[o]
+            for ky in 0..<c.k { for kx in 0..<c.k {
+                let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
+                for i in 0..<c.cin {
+                    let x = input[(iy * c.w + ix) * c.cin + i], w = weights[((o * c.k + ky) * c.k + kx) * c.cin + i]
+                    acc = acc.addingProduct(x, w)
+                    sum = sum + x * w
+                }
+            } }
+            let at = (oy * ow + ox) * c.cout + o
+            func finish(_ v: Float) -> Float {
+                var v = v
+                if let residual { v += residual[at] }
+                v = min(max(v, lo), hi)
+                if let alpha, v < 0 { v *= alpha[o] }
+                return v
+            }
+            chain[at] = finish(acc)
+            plain[at] = finish(sum)
+        } } }
+        return (chain, plain, oh, ow)
+    }
+
+    func testConvolutionsAreXNNPACKChains() {
+        typealias C = KernelTests.ConvCase
+        let cases: [(C, Bool, Bool)] = [
+            (C(h: 1, w: 1, cin: 3, cout: 5, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), false, false),
+            (C(h: 7, w: 9, cin: 13, cout: 11, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), true, false),
+            (C(h: 9, w: 7, cin: 3, cout: 17, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1, act: .relu), false, false),
+            (C(h: 12, w: 11, cin: 3, cout: 32, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1), false, true),
+            (C(h: 13, w: 12, cin: 11, cout: 1, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1), false, false),
+            (C(h: 33, w: 40, cin: 8, cout: 8, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, true),
+            (C(h: 30, w: 29, cin: 3, cout: 24, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), false, false),
+            (C(h: 25, w: 23, cin: 400, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, false),
+            (C(h: 20, w: 20, cin: 40, cout: 96, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .reluN1To1), false, false),
+            (C(h: 7, w: 7, cin: 112, cout: 400, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), false, true),
+            (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
+        ]
+        XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
+        for set in fmaSets {
+            let kernels = Microkernels(set)
+            for (c, withResidual, withAlpha) in cases {
+                let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin, -1, 1), bias = random(c.cout)
+                let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+                let residual = withResidual ? random(oh * ow * c.cout) : nil, alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
+                let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha)
+                let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
+                let rB = residual.map { Buffer($0) }, aB = alpha.map { Buffer($0) }
+                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout, kH: c.k, kW: c.k,
+                                     strideH: c.stride, strideW: c.stride, padTop: c.padTop, padLeft: c.padLeft)
+                let layer = Conv2DLayer(geometry: g, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                                        epilogue: Epilogue(bias: bB.pointer, residual: rB.map { UnsafePointer($0.pointer) },
+                                                           activation: c.act, alpha: aB.map { UnsafePointer($0.pointer) }),
+                                        kernels: kernels)
+                XCTAssertNotNil(layer.packed, "\(set) \(c): on the set's GEMM")
+                layer.run(context)
+                let differ = zip(outB.values, ref.chain).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+                XCTAssertEqual(differ, 0, "\(set) conv \(c): outputs that differ from XNNPACK's chain")
+                if c.cin * c.k * c.k >= 7 {
+                    XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth")
+                }
+            }
+        }
+    }
+
+    func testFullyConnectedIsAnXNNPACKChain() {
+        for set in fmaSets {
+            for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8)] {
+                let x = random(rows * inputs), w = random(units * inputs, -1, 1), b = random(units)
+                var ref = [Float](repeating: 0, count: rows * units)
+                for r in 0..<rows { for u in 0..<units {
+                    var acc = b[u]
+                    for i in 0..<inputs { acc = acc.addingProduct(x[r * inputs + i], w[u * inputs + i]) }
+                    ref[r * units + u] = min(max(acc, 0), 6)
+                } }
+                let xB = Buffer(x), wB = Buffer(w), bB = Buffer(b), outB = Buffer(zeros: ref.count)
+                let layer = FullyConnectedLayer(input: xB.pointer, weights: wB.pointer, output: outB.pointer, rows: rows, inputs: inputs,
+                                                units: units, epilogue: Epilogue(bias: bB.pointer, activation: .relu6),
+                                                kernels: Microkernels(set))
+                layer.run(context)
+                XCTAssertEqual(outB.values.map(\.bitPattern), ref.map(\.bitPattern), "\(set) fully connected \(rows)x\(inputs)x\(units)")
+            }
+        }
+    }
+
+    func testDepthwiseIsAnXNNPACKChain() {
+        typealias C = KernelTests.ConvCase
+        let cases: [C] = [
+            C(h: 9, w: 10, cin: 13, cout: 13, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6),
+            C(h: 11, w: 12, cin: 42, cout: 42, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
+            C(h: 12, w: 12, cin: 17, cout: 17, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1, act: .relu),
+            C(h: 4, w: 23, cin: 24, cout: 24, k: 3, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+            C(h: 40, w: 37, cin: 8, cout: 8, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            C(h: 38, w: 35, cin: 16, cout: 16, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
+            C(h: 36, w: 41, cin: 37, cout: 37, k: 3, stride: 2, padTop: 0, padLeft: 1, padBottom: 1, padRight: 0, act: .relu6),
+            C(h: 1, w: 1, cin: 5, cout: 5, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            C(h: 17, w: 20, cin: 6, cout: 6, k: 5, stride: 3, padTop: 2, padLeft: 1, padBottom: 2, padRight: 2),
+            C(h: 34, w: 34, cin: 3, cout: 3, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            C(h: 35, w: 34, cin: 48, cout: 48, k: 4, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1),
+        ]
+        for set in fmaSets {
+            for (index, c) in cases.enumerated() {
+                let input = random(c.h * c.w * c.cin), weights = random(c.k * c.k * c.cin, -1, 1), bias = random(c.cin)
+                let alpha: [Float]? = index % 3 == 1 ? random(c.cin, 0, 0.5) : nil
+                let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+                let (lo, hi) = Epilogue(activation: c.act).bounds
+                var ref = [Float](repeating: 0, count: oh * ow * c.cin), plain = ref
+                for oy in 0..<oh { for ox in 0..<ow { for o in 0..<c.cin {
+                    var acc = bias[o], sum = bias[o]
+                    for kx in 0..<c.k { for ky in 0..<c.k {
+                        let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                        if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
+                        let x = input[(iy * c.w + ix) * c.cin + o], w = weights[(ky * c.k + kx) * c.cin + o]
+                        acc = acc.addingProduct(x, w)
+                        sum = sum + x * w
+                    } }
+                    func finish(_ v: Float) -> Float {
+                        var v = min(max(v, lo), hi)
+                        if let alpha, v < 0 { v *= alpha[o] }
+                        return v
+                    }
+                    ref[(oy * ow + ox) * c.cin + o] = finish(acc)
+                    plain[(oy * ow + ox) * c.cin + o] = finish(sum)
+                } } }
+                let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
+                let aB = alpha.map { Buffer($0) }
+                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cin, kH: c.k, kW: c.k,
+                                     strideH: c.stride, strideW: c.stride, padTop: c.padTop, padLeft: c.padLeft)
+                let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
+                                                 epilogue: Epilogue(bias: bB.pointer, activation: c.act, alpha: aB.map { UnsafePointer($0.pointer) }),
+                                                 kernels: Microkernels(set))
+                XCTAssertNotNil(layer.rowKernel, "\(set) \(c): on the set's kernel")
+                layer.run(context)
+                let differ = zip(outB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+                XCTAssertEqual(differ, 0, "\(set) depthwise \(c): outputs that differ from XNNPACK's chain")
+                if ref.count > 50 { XCTAssertGreaterThan(zip(plain, ref).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth") }
+            }
+        }
+    }
+}
