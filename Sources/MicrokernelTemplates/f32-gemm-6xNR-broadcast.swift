@@ -12,52 +12,92 @@ public let gemmNarrowNR = Vec.scalarCount
 /// Rows per tile.
 public let gemmMR = 6
 
-/// The whole product: tiles of `gemmMR` rows, each across all column blocks (the tile's rows
-/// of A stay in L1 while the packed weights stream from L2). Weights packed for `gemmNR`.
+/// The whole product, weights packed for `gemmNR`. The columns go in panels whose packed
+/// weights fit in L1 (`panelColumns`), each panel across all rows in tiles of `gemmMR`: a panel
+/// is read from memory once per call, and the rows of A (at most a tile of output pixels) are
+/// read again from L1 or L2 for each panel.
 public func f32GEMM(_ p: GEMMArguments) {
-    var m0 = 0
-    while m0 < p.m {
+    drive(p, gemmNR) { p, m0, start, end in
         switch p.m - m0 {
-        case 1: gemm1(p, m0)
-        case 2: gemm2(p, m0)
-        case 3: gemm3(p, m0)
-        case 4: gemm4(p, m0)
-        case 5: gemm5(p, m0)
-        default: gemm6(p, m0)
+        case 1: gemm1(p, m0, start, end)
+        case 2: gemm2(p, m0, start, end)
+        case 3: gemm3(p, m0, start, end)
+        case 4: gemm4(p, m0, start, end)
+        case 5: gemm5(p, m0, start, end)
+        default: gemm6(p, m0, start, end)
         }
-        m0 &+= gemmMR
     }
 }
 
 /// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
 public func f32GEMMNarrow(_ p: GEMMArguments) {
-    var m0 = 0
-    while m0 < p.m {
+    drive(p, gemmNarrowNR) { p, m0, start, end in
         switch p.m - m0 {
-        case 1: narrow1(p, m0)
-        case 2: narrow2(p, m0)
-        case 3: narrow3(p, m0)
-        case 4: narrow4(p, m0)
-        case 5: narrow5(p, m0)
-        default: narrow6(p, m0)
+        case 1: narrow1(p, m0, start, end)
+        case 2: narrow2(p, m0, start, end)
+        case 3: narrow3(p, m0, start, end)
+        case 4: narrow4(p, m0, start, end)
+        case 5: narrow5(p, m0, start, end)
+        default: narrow6(p, m0, start, end)
         }
-        m0 &+= gemmMR
+    }
+}
+
+/// Bytes of packed weights per column panel (half of a 48 KB L1, leaving room for rows of A).
+let panelBytes = 24 * 1024
+
+@inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, _ tile: (GEMMArguments, Int, Int, Int) -> Void) {
+    let blockBytes = (p.k &+ 1) &* nr &* 4
+    let panel = max(1, panelBytes / max(blockBytes, 1)) &* nr
+    var start = 0
+    while start < p.n {
+        let end = min(p.n, start &+ panel)
+        var m0 = 0
+        while m0 < p.m {
+            tile(p, m0, start, end)
+            m0 &+= gemmMR
+        }
+        start = end
     }
 }
 
 // One copy per row count and width, each with both constants.
-@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1, 2) }
-@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2, 2) }
-@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3, 2) }
-@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4, 2) }
-@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5, 2) }
-@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6, 2) }
-@inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 1, 1) }
-@inline(never) private func narrow2(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 2, 1) }
-@inline(never) private func narrow3(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 3, 1) }
-@inline(never) private func narrow4(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 4, 1) }
-@inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 5, 1) }
-@inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int) { gemmRows(p, m0, 6, 1) }
+@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 1, 2, start, end)
+}
+@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 2, 2, start, end)
+}
+@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 3, 2, start, end)
+}
+@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 4, 2, start, end)
+}
+@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 5, 2, start, end)
+}
+@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 6, 2, start, end)
+}
+@inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 1, 1, start, end)
+}
+@inline(never) private func narrow2(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 2, 1, start, end)
+}
+@inline(never) private func narrow3(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 3, 1, start, end)
+}
+@inline(never) private func narrow4(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 4, 1, start, end)
+}
+@inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 5, 1, start, end)
+}
+@inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 6, 1, start, end)
+}
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
@@ -66,8 +106,9 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
     UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
 }
 
-/// `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) across all columns.
-@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int, _ nv: Int) {
+/// `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) across
+/// columns start..<end (`start` a multiple of the tile width).
+@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int, _ nv: Int, _ start: Int, _ end: Int) {
     let V = Vec.scalarCount, nr = nv &* V, k = p.k
     let a0 = p.a + m0 &* p.lda
     let a1 = mr > 1 ? a0 + p.lda : a0
@@ -75,9 +116,9 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
     let a3 = mr > 3 ? a2 + p.lda : a2
     let a4 = mr > 4 ? a3 + p.lda : a3
     let a5 = mr > 5 ? a4 + p.lda : a4
-    var w = p.packed
-    var n0 = 0
-    while n0 < p.n {
+    var w = p.packed + (start / nr) &* (k &+ 1) &* nr
+    var n0 = start
+    while n0 < end {
         let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
         var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
         var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1
@@ -96,7 +137,7 @@ public func f32GEMMNarrow(_ p: GEMMArguments) {
             wk += nr
             i &+= 1
         }
-        let nc = min(nr, p.n &- n0)
+        let nc = min(nr, end &- n0)
         let c0 = p.c + (m0 &* p.ldc &+ n0)
         // Every row's epilogue before any store, so a residual read in place is read whole.
         if p.residual == nil && p.alpha == nil {
