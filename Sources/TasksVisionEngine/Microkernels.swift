@@ -110,3 +110,11 @@ extension KernelSet {
         return sink.isNaN ? nil : best
     }
 }
+
+/// How this process's engine rounds, for callers that compare against MediaPipe.
+public enum EngineArithmetic {
+    /// The kernel set interpreters take by default (`TASKSVISION_KERNELS`, else the best one).
+    public static var defaultKernelSet: KernelSet { (try? KernelSet.fromEnvironment()) ?? .portable }
+    /// Whether interpreters created with default options sum as XNNPACK does.
+    public static var sumsAsXNNPACK: Bool { defaultKernelSet.sumsAsXNNPACK }
+}

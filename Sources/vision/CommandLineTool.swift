@@ -18,6 +18,8 @@ enum CommandLineTool {
       model info MODEL                     inputs, outputs, op counts and metadata of a model
       model run MODEL --input F.npy ... --output DIR [--threads N]
                                            run one inference, write DIR/<output index>.npy
+      kernels [--supported]                the CPU, the kernel sets it supports and the one in use
+                                           (TASKSVISION_KERNELS=portable|avx2|avx512|neon forces one)
     MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite (nested with more colons).
     """
 
@@ -26,6 +28,7 @@ enum CommandLineTool {
         let rest = Array(args.dropFirst())
         switch command {
         case "model": try ModelCommand.run(rest)
+        case "kernels": try KernelsCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
         case "gestures": try HandsCommand.run(rest, gestures: true)

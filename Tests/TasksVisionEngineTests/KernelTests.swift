@@ -292,8 +292,9 @@ final class KernelTests: XCTestCase {
     /// projection of that, interleaved tile by tile on one thread, give exactly what they give
     /// run one after the other: GEMM tiles that end in the middle of a row, strides 1 and 2,
     /// padding on every side, 3x3 and 5x5, and small maps where the depthwise layer works from a
-    /// zero-bordered copy filled as rows complete. (Only depthwise layers on the Swift kernel
-    /// interleave: where OpenBLAS's saxpy is fused they run plane by plane instead.)
+    /// zero-bordered copy filled as rows complete; on every kernel set the CPU supports. (On the
+    /// portable set only depthwise layers on the Swift kernel interleave: where OpenBLAS's saxpy
+    /// is fused they run plane by plane instead.)
     func testConvolutionThenDepthwiseInterleavedMatchesSequential() {
         // (convolution, depthwise kernel, stride, padding before, padding after)
         let cases: [(ConvCase, Int, Int, Int, Int)] = [
@@ -304,6 +305,8 @@ final class KernelTests: XCTestCase {
             (ConvCase(h: 23, w: 23, cin: 16, cout: 20, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), 5, 2, 1, 2),
             (ConvCase(h: 60, w: 60, cin: 130, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), 3, 2, 0, 1),
         ]
+        for set in KernelSet.supported() {
+        let kernels = Microkernels(set)
         var paddedCopies = 0, directFills = 0
         for (c, k, stride, before, after) in cases {
             let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
@@ -322,21 +325,24 @@ final class KernelTests: XCTestCase {
                                                                        (true, true, false, true), (true, true, false, false)] {
                 let middle = Buffer(zeros: oh * ow * c.cout), output = Buffer(zeros: dh * dw * c.cout), projection = Buffer(zeros: dh * dw * 12)
                 let convolution = Conv2DLayer(geometry: geometry(c, oh: oh, ow: ow, cout: c.cout), input: input.pointer, output: middle.pointer,
-                                              weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act))
+                                              weights: weights.pointer, epilogue: Epilogue(bias: bias.pointer, activation: c.act),
+                                              kernels: kernels)
                 let depthwise = DepthwiseConv2DLayer(geometry: geometry(d, oh: dh, ow: dw, cout: c.cout), multiplier: 1, input: middle.pointer,
                                                      output: output.pointer, weights: dWeights.pointer,
-                                                     epilogue: Epilogue(bias: dBias.pointer, activation: d.act), planar: false)
+                                                     epilogue: Epilogue(bias: dBias.pointer, activation: d.act), planar: false,
+                                                     kernels: kernels)
                 let project = Conv2DLayer(geometry: geometry(pc, oh: dh, ow: dw, cout: 12), input: output.pointer, output: projection.pointer,
-                                          weights: pWeights.pointer, epilogue: Epilogue(bias: pBias.pointer, residual: residual.pointer))
+                                          weights: pWeights.pointer, epilogue: Epilogue(bias: pBias.pointer, residual: residual.pointer),
+                                          kernels: kernels)
                 if interleaved {
-                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise), "\(c) then \(k)x\(k) s\(stride)")
-                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canProject(depthwise, project), "\(c) then \(k)x\(k) s\(stride): projection")
+                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise), "\(set) \(c) then \(k)x\(k) s\(stride)")
+                    XCTAssertTrue(ConvolutionThenDepthwiseLayer.canProject(depthwise, project), "\(set) \(c) then \(k)x\(k) s\(stride): projection")
                     XCTAssertGreaterThan(convolution.tileCount, 1, "\(c): several GEMM tiles")
                     if depthwise.padded != nil && projected { paddedCopies += 1 }  // three projected runs per case
                     let fused = ConvolutionThenDepthwiseLayer(convolution, depthwise, projection: projected ? project : nil,
                                                               convolutionOutputRead: middleRead, depthwiseOutputRead: depthwiseRead)
                     if !fused.writesConvolutionOutput { directFills += 1 }
-                    XCTAssertEqual(fused.leadsProjectionRows, !depthwiseRead, "\(c): depthwise output led for the projection")
+                    XCTAssertEqual(fused.leadsProjectionRows, !depthwiseRead && !set.fusesMultiplyAdd, "\(c): depthwise output led for the projection")
                     fused.run(context)
                     if !projected { project.run(context) }
                 } else {
@@ -346,18 +352,24 @@ final class KernelTests: XCTestCase {
                 }
                 results.append((middleRead ? middle.values : []) + (depthwiseRead ? output.values : []) + projection.values)
             }
-            XCTAssertEqual(results[0], results[1], "\(c) then \(k)x\(k) s\(stride): interleaved differs from sequential")
-            XCTAssertEqual(results[0], results[2], "\(c) then \(k)x\(k) s\(stride) then 1x1: interleaved differs from sequential")
+            XCTAssertEqual(results[0], results[1], "\(set) \(c) then \(k)x\(k) s\(stride): interleaved differs from sequential")
+            XCTAssertEqual(results[0], results[2], "\(set) \(c) then \(k)x\(k) s\(stride) then 1x1: interleaved differs from sequential")
             // Filling the copy by image-row GEMM calls gives the tiles' values: each sum is one chain
             // whatever the call (on OpenBLAS's AVX-512 kernels; on others, close).
-            assertClose(results[3], Array(results[0].suffix(results[3].count)), tolerance: BLASConfiguration.coreName == "SkylakeX" ? 0 : 1e-5,
-                        "\(c) then \(k)x\(k) s\(stride) then 1x1, convolution output unread")
-            assertClose(results[4], Array(results[0].suffix(results[4].count)), tolerance: BLASConfiguration.coreName == "SkylakeX" ? 0 : 1e-5,
-                        "\(c) then \(k)x\(k) s\(stride) then 1x1 from 1-led depthwise rows")
+            assertClose(results[3], Array(results[0].suffix(results[3].count)), tolerance: set.sumsAsXNNPACK ? 0 : 1e-5,
+                        "\(set) \(c) then \(k)x\(k) s\(stride) then 1x1, convolution output unread")
+            assertClose(results[4], Array(results[0].suffix(results[4].count)), tolerance: set.sumsAsXNNPACK ? 0 : 1e-5,
+                        "\(set) \(c) then \(k)x\(k) s\(stride) then 1x1 from 1-led depthwise rows")
             XCTAssertFalse(results[2].contains { $0.isNaN } || results[3].contains { $0.isNaN }, "\(c): every output written")
+        }
+        if set.fusesMultiplyAdd {
+            XCTAssertGreaterThan(paddedCopies, 0, "\(set): runs through the zero-bordered copy")
+            XCTAssertGreaterThan(directFills, 0, "\(set): runs where the GEMM fills the zero-bordered copy directly")
+            continue
         }
         XCTAssertEqual(paddedCopies, 12, "runs through the zero-bordered copy")
         XCTAssertEqual(directFills, 8, "runs where the GEMM fills the zero-bordered copy directly")
+        }
     }
 
     // MARK: other ops

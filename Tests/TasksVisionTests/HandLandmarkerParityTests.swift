@@ -12,8 +12,8 @@ import XCTest
 ///
 /// In free-running video mode each frame's crop comes from the previous frame's landmarks, so
 /// float differences compound from frame to frame (`testVideoSensitivity` measures how much);
-/// `testVideoModeOneStep` checks every video frame from MediaPipe's own previous frame. On the
-/// SkylakeX kernels, where every layer sums as XNNPACK does, image and free-running video
+/// `testVideoModeOneStep` checks every video frame from MediaPipe's own previous frame. On a
+/// kernel set where every layer sums as XNNPACK does (`EngineArithmetic.sumsAsXNNPACK`), image and free-running video
 /// results must moreover equal MediaPipe's values at the fixtures' six decimals.
 final class HandLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
@@ -123,10 +123,10 @@ final class HandLandmarkerParityTests: XCTestCase {
         }
     }
 
-    /// On the SkylakeX kernels, where every layer sums as XNNPACK does: every value equals
-    /// MediaPipe's to the fixtures' six decimals.
+    /// On a kernel set where every layer sums as XNNPACK does (every FMA set; the portable set on
+    /// OpenBLAS's AVX-512 kernels): every value equals MediaPipe's to the fixtures' six decimals.
     static func assertExact(_ stats: Stats, _ what: String) {
-        guard BLASConfiguration.coreName == "SkylakeX" else { return }
+        guard EngineArithmetic.sumsAsXNNPACK else { return }
         XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
 

@@ -38,6 +38,21 @@ enum TestImages {
         cache[path] = image
         return image.withOrientation(orientation)
     }
+
+    /// The image with 16 pixels spread over it one level brighter in every channel: a change no
+    /// one could see, for measuring how far a tracked sequence moves by itself.
+    static func loadNudged(_ path: String) throws -> MPImage {
+        let d = try ImageFile.read(path)
+        var pixels = d.pixels
+        for i in 0..<16 {
+            let x = (d.width * (2 * i + 1)) / 32, y = (d.height * ((i * 7) % 16 * 2 + 1)) / 32
+            for c in 0..<d.channels {
+                let at = (y * d.width + x) * d.channels + c
+                pixels[at] = pixels[at] == 255 ? 254 : pixels[at] + 1
+            }
+        }
+        return try MPImage(pixels: pixels, width: d.width, height: d.height, pixelFormat: d.channels == 3 ? .rgb8 : (d.channels == 4 ? .rgba8 : .gray8))
+    }
 }
 
 /// The orientation whose rotation matches MediaPipe's `rotation_degrees`.
