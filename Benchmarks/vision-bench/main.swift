@@ -22,6 +22,7 @@ struct Options {
     var json = false
     var profile = true
     var layers = false
+    var apart = false
     var task: String? = nil
     var image: String? = nil
     var sizes: [(Int, Int)] = []
@@ -57,6 +58,7 @@ func parse() -> Options {
         case "--json": o.json = true
         case "--no-profile": o.profile = false
         case "--layers": o.layers = true
+        case "--apart": o.layers = true; o.apart = true
         case "--kernels":
             do { o.kernels = try KernelSet.named(value()) } catch { fail("\(error)") }
         case "--peak": o.peak = true
@@ -71,7 +73,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--kernels SET] [--peak]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak]")
             print("       vision-bench --task faces [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
             exit(0)
@@ -172,7 +174,7 @@ for path in options.models {
                      name, interpreter.kernelSet.rawValue, threads, options.runs, times[0], median, times[times.count - 1],
                      interpreter.flops / (median / 1e3) / 1e9, Double(peakResidentBytes()) / 1e6))
         if options.layers {
-            for l in interpreter.layerTimes(runs: 20) {
+            for l in interpreter.layerTimes(runs: 20, apart: options.apart) {
                 print(String(format: "    %-18@ %-40@ %7.3f ms %6.1f GFLOP/s", l.kind as NSString, l.detail as NSString, l.seconds * 1e3, l.flops / max(l.seconds, 1e-12) / 1e9))
             }
         }

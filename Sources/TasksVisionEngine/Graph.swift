@@ -54,7 +54,7 @@ struct Graph {
         outputs = sg.outputs
         tensors = sg.tensors.map { t in
             var constant: ConstantData? = nil
-            if let data = model.constantData(of: t) { constant = ConstantData(type: t.type, bytes: Array(data)) }
+            if let data = model.constantData(of: t) { constant = ConstantData(type: t.type, bytes: data) }
             return Tensor(name: t.name, shape: t.shape, type: t.type, constant: constant)
         }
         // Check constant sizes against shapes (sparse tensors hold fewer values).
@@ -95,7 +95,8 @@ struct Graph {
     }
 
     /// Evaluates at load the nodes whose inputs are all constant and which only convert weights:
-    /// DEQUANTIZE (fp16 → fp32), DENSIFY (sparse → dense) and RESHAPE of a constant.
+    /// DEQUANTIZE (fp16, read as fp32 wherever it is used), DENSIFY (sparse → dense) and RESHAPE
+    /// of a constant.
     mutating func foldConstants(model: TFLiteModel, subgraph sg: TFLiteModel.Subgraph) throws {
         var kept: [Node] = []
         for node in nodes {
@@ -104,14 +105,16 @@ struct Graph {
             switch node.op {
             case .dequantize:
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else { kept.append(node); continue }
-                guard c.type == .float16 || c.type == .float32, let values = c.floats() else {
+                guard c.type == .float16 || c.type == .float32 else {
                     throw EngineError.unsupportedFeature(model: modelName, operatorIndex: node.index, op: "DEQUANTIZE",
                                                          reason: "dequantizing \(c.type) weights is not supported (only float16)")
                 }
-                guard values.count == tensors[out].elementCount else {
-                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has \(values.count) values for output shape \(tensors[out].shape)")
+                guard c.count == tensors[out].elementCount else {
+                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has \(c.count) values for output shape \(tensors[out].shape)")
                 }
-                tensors[out].constant = .float32(values)
+                // The float16 data itself: converted when a layer reads or packs it, so the model's
+                // weights are never held as float32 beside their packed copy.
+                tensors[out].constant = c
             case .densify:
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant,
                       let sparsity = sg.tensors[input].sparsity else {

@@ -122,7 +122,7 @@ extension Graph {
             case .reluN1To1: nodes[ni].fusedActivation = .reluN1To1
             case .prelu:
                 // Only slopes that vary along channels alone (shape [..., 1, C]) fold into a per-channel epilogue.
-                guard next.inputs.count == 2, let alpha = tensors[next.inputs[1]].constant, alpha.type == .float32,
+                guard next.inputs.count == 2, let alpha = tensors[next.inputs[1]].constant, alpha.type == .float32 || alpha.type == .float16,
                       alpha.count == channels, tensors[next.inputs[1]].shape.last == channels else { continue }
                 nodes[ni].fusedPReLUAlpha = next.inputs[1]
             default: continue

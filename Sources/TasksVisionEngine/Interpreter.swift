@@ -87,88 +87,11 @@ public final class Interpreter {
         } catch let error as KernelSetError {
             throw EngineError.invalidArgument(error.description)
         }
-        var graph = try Graph(model: model)
-        // Unsupported ops are reported before any work is done.
-        for node in graph.nodes where !OpRegistry.isSupported(node.op) {
-            throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
-        }
-        graph.fuse()
+        let kernels = Microkernels(kernelSet)
 
-        // Every tensor read or written at run time must be float32.
-        for node in graph.nodes {
-            for t in node.inputs + node.outputs where t >= 0 {
-                let tensor = graph.tensors[t]
-                if tensor.constant == nil && tensor.type != .float32 {
-                    throw EngineError.unsupportedFeature(model: model.name, operatorIndex: node.index, op: node.op.name,
-                                                        reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
-                }
-            }
-        }
-        for node in graph.nodes {
-            for t in node.inputs + node.outputs where t >= 0 && graph.tensors[t].constant == nil && graph.tensors[t].elementCount == 0 {
-                throw EngineError.invalidModel(model: model.name, reason: "\(graph.describe(node)) uses tensor '\(graph.tensors[t].name)' with an empty shape \(graph.tensors[t].shape)")
-            }
-        }
-        for t in graph.inputs + graph.outputs where graph.tensors[t].type != .float32 {
-            throw EngineError.unsupportedFeature(model: model.name, operatorIndex: -1, op: "graph",
-                                                reason: "input/output '\(graph.tensors[t].name)' is \(graph.tensors[t].type); only float32 is supported")
-        }
-
-        // Views (RESHAPE and the like) share their input's memory.
-        var root = Array(0..<graph.tensors.count)
-        func find(_ t: Int) -> Int { var t = t; while root[t] != t { t = root[t] }; return t }
-        var steps: [Graph.Node] = []
-        for node in graph.nodes {
-            if OpRegistry.aliasing.contains(node.op), let i = node.inputs.first, i >= 0, graph.tensors[i].constant == nil,
-               let o = node.outputs.first, !graph.inputs.contains(o),
-               graph.tensors[i].elementCount == graph.tensors[o].elementCount {
-                root[o] = find(i)
-            } else {
-                steps.append(node)
-            }
-        }
-
-        // A depthwise convolution moves up to just after the convolution it reads (over independent
-        // steps such as a pooling branch) so that the two can run interleaved.
-        var j = 0
-        while j < steps.count {
-            defer { j += 1 }
-            guard steps[j].op == .depthwiseConv2D, let input = steps[j].inputs.first, input >= 0,
-                  let i = steps[..<j].lastIndex(where: { $0.outputs.contains(input) }), i + 1 < j, steps[i].op == .conv2D,
-                  steps[j].reads.allSatisfy({ $0 < 0 || $0 == input || graph.tensors[$0].constant != nil }) else { continue }
-            let depthwise = steps.remove(at: j)
-            steps.insert(depthwise, at: i + 1)
-        }
-
-        // Lifetimes of arena buffers, by execution step.
-        var first = [Int: Int](), last = [Int: Int]()
-        func touch(_ t: Int, _ step: Int) {
-            let r = find(t)
-            first[r] = min(first[r] ?? step, step)
-            last[r] = max(last[r] ?? step, step)
-        }
-        for t in graph.inputs { touch(t, -1) }
-        // A convolution followed by a depthwise convolution of its output may run interleaved
-        // with it (ConvolutionThenDepthwiseLayer): its inputs then live through the next step.
-        func feedsDepthwise(_ s: Int) -> Bool {
-            s + 1 < steps.count && steps[s].op == .conv2D && steps[s + 1].op == .depthwiseConv2D
-                && steps[s].outputs.first != nil && steps[s + 1].inputs.first == steps[s].outputs.first
-        }
-        // ... and so may a convolution of the depthwise output after that.
-        func feedsProjection(_ s: Int) -> Bool {
-            feedsDepthwise(s) && s + 2 < steps.count && steps[s + 2].op == .conv2D
-                && steps[s + 1].outputs.first != nil && steps[s + 2].inputs.first == steps[s + 1].outputs.first
-        }
-        for (s, node) in steps.enumerated() {
-            let readUntil = s >= 1 && feedsProjection(s - 1) ? s + 1 : feedsProjection(s) ? s + 2 : feedsDepthwise(s) ? s + 1 : s
-            for t in node.reads where t >= 0 && graph.tensors[t].constant == nil { touch(t, readUntil) }
-            for t in node.outputs { touch(t, s) }
-        }
-        for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
-        let requests = first.keys.sorted().map { r in
-            MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: first[r]!, lastStep: last[r]!)
-        }
-        let plan = MemoryPlanner.plan(requests)
+        let graph = try ExecutionPlan.loadGraph(model)
+        let (steps, root) = ExecutionPlan.schedule(graph)
+        let plan = ExecutionPlan.planMemory(graph, steps, root: root)
         if plan.size > Self.maximumArenaBytes {
             throw EngineError.invalidModel(model: model.name, reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
         }
@@ -176,26 +99,12 @@ public final class Interpreter {
         arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
         arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))
 
-        // Float constants read by the remaining steps, converted once.
-        var constantOffsets: [Int: Int] = [:]
-        var constantCount = 0
-        for node in steps {
-            for t in node.reads where t >= 0 && constantOffsets[t] == nil {
-                if let c = graph.tensors[t].constant, c.type == .float32 || c.type == .float16 {
-                    constantOffsets[t] = constantCount
-                    constantCount += (c.count + 15) / 16 * 16
-                }
-            }
-        }
-        // Graph outputs that are constants still need memory to be read from.
-        for t in graph.outputs where constantOffsets[t] == nil && graph.tensors[t].constant != nil {
-            constantOffsets[t] = constantCount
-            constantCount += (graph.tensors[t].elementCount + 15) / 16 * 16
-        }
-        constantBytes = constantCount * 4
-        constants = UnsafeMutablePointer<Float>.allocate(capacity: max(constantCount, 16))
-        constants.initialize(repeating: 0, count: max(constantCount, 16))
-        for (t, offset) in constantOffsets {
+        // Float constants read by the steps, converted once (filters the kernel set packs excepted).
+        let packedFilters = ExecutionPlan.packedFilters(graph, steps, kernels: kernels)
+        let placed = ExecutionPlan.placeConstants(graph, steps, packedFilters: packedFilters)
+        constants = UnsafeMutablePointer<Float>.allocate(capacity: max(placed.count, 16))
+        constants.initialize(repeating: 0, count: max(placed.count, 16))
+        for (t, offset) in placed.offsets {
             if let values = graph.tensors[t].constant?.floats() {
                 (constants + offset).update(from: values, count: min(values.count, graph.tensors[t].elementCount))
             }
@@ -203,40 +112,23 @@ public final class Interpreter {
 
         var pointers = [UnsafeMutablePointer<Float>?](repeating: nil, count: graph.tensors.count)
         for t in 0..<graph.tensors.count {
-            if let offset = constantOffsets[t] {
+            if let offset = placed.offsets[t] {
                 pointers[t] = constants + offset
-            } else if let offset = plan.offsets[find(t)] {
+            } else if let offset = plan.offsets[root[t]] {
                 pointers[t] = (arena + offset).assumingMemoryBound(to: Float.self)
             }
         }
-        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: Microkernels(kernelSet))
-        var layers: [Layer] = []
+        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: kernels)
+        let layers: [Layer]
         do {
-            let consumers = graph.consumerCounts()
-            func readElsewhere(_ t: Int) -> Bool { consumers[t] != 1 || graph.outputs.contains(t) }
-            for (s, node) in steps.enumerated() {
-                let layer = try OpRegistry.makeLayer(node, graph, binder)
-                if s > 0 && feedsDepthwise(s - 1), let depthwise = layer as? DepthwiseConv2DLayer,
-                   let convolution = layers.last as? Conv2DLayer,
-                   ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) {
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(convolution, depthwise,
-                                                                             convolutionOutputRead: readElsewhere(steps[s - 1].outputs[0]))
-                } else if s > 1 && feedsProjection(s - 2), let projection = layer as? Conv2DLayer,
-                          let pair = layers.last as? ConvolutionThenDepthwiseLayer, pair.projection == nil,
-                          ConvolutionThenDepthwiseLayer.canProject(pair.depthwise, projection) {
-                    layers[layers.count - 1] = ConvolutionThenDepthwiseLayer(
-                        pair.convolution, pair.depthwise, projection: projection, convolutionOutputRead: pair.convolutionOutputRead,
-                        depthwiseOutputRead: readElsewhere(steps[s - 1].outputs[0]))
-                } else {
-                    layers.append(layer)
-                }
-            }
+            layers = try ExecutionPlan.buildLayers(steps, graph, binder)
         } catch {
             arena.deallocate()
             constants.deallocate()
             throw error
         }
         self.layers = layers
+        constantBytes = placed.count * 4 + layers.reduce(0) { $0 + $1.packedWeightBytes }
         scratchPerWorker = ((layers.map(\.scratchFloatsPerWorker).max() ?? 0) + 15) / 16 * 16 + 16
         scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchPerWorker * options.threads)
         scratch.initialize(repeating: 0, count: scratchPerWorker * options.threads)
@@ -247,8 +139,15 @@ public final class Interpreter {
         }
         inputs = graph.inputs.map(describe)
         outputs = graph.outputs.map(describe)
-        inputPointers = graph.inputs.map { pointers[$0]! }
-        outputPointers = graph.outputs.map { pointers[$0]! }
+        var inputPointers: [UnsafeMutablePointer<Float>] = [], outputPointers: [UnsafeMutablePointer<Float>] = []
+        for t in graph.inputs + graph.outputs {
+            guard let p = pointers[t] else {
+                throw EngineError.invalidModel(model: model.name, reason: "graph input or output '\(graph.tensors[t].name)' has no memory")
+            }
+            if inputPointers.count < graph.inputs.count { inputPointers.append(p) } else { outputPointers.append(p) }
+        }
+        self.inputPointers = inputPointers
+        self.outputPointers = outputPointers
     }
 
     deinit {
@@ -313,17 +212,30 @@ public final class Interpreter {
     }
 
     /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
-    public func layerTimes(runs: Int) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
+    /// With `apart`, the members of interleaved blocks run one after the other and are timed each.
+    public func layerTimes(runs: Int, apart: Bool = false) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
         let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
-        var times = [Double](repeating: 0, count: layers.count)
-        for _ in 0..<runs {
-            for (i, layer) in layers.enumerated() {
+        var rows: [(kind: String, detail: String, seconds: Double, flops: Double)] = []
+        for run in 0..<runs {
+            var i = 0
+            func record(_ layer: Layer, _ seconds: Double) {
+                if run == 0 {
+                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""), 0, layer.flops))
+                }
+                rows[i].seconds += seconds / Double(runs)
+                i += 1
+            }
+            for layer in layers {
+                if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
+                    block.runApart(context, timed: record)
+                    continue
+                }
                 let start = DispatchTime.now().uptimeNanoseconds
                 layer.run(context)
-                times[i] += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
         }
-        return layers.enumerated().map { i, l in (l.kind, String(describing: (l as? CustomStringConvertible)?.description ?? ""), times[i] / Double(runs), l.flops) }
+        return rows
     }
 
     /// A copy of output `index`.

@@ -8,12 +8,15 @@ protocol Layer: AnyObject {
     var flops: Double { get }
     /// Floats of scratch memory each worker needs.
     var scratchFloatsPerWorker: Int { get }
+    /// Bytes of weights the layer packed at load (in place of the model's).
+    var packedWeightBytes: Int { get }
     func run(_ context: RunContext)
 }
 
 extension Layer {
     var flops: Double { 0 }
     var scratchFloatsPerWorker: Int { 0 }
+    var packedWeightBytes: Int { 0 }
 }
 
 /// What a layer gets when it runs: the thread budget and per-worker scratch.

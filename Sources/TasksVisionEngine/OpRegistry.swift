@@ -19,6 +19,25 @@ struct TensorBinder {
         }
         return UnsafePointer(try pointer(node.inputs[i], node))
     }
+    /// A filter's values for the duration of `body`: from the constant buffer, or, for a filter
+    /// the kernel set packs (which gets no place there), from a temporary copy.
+    func withFilter<R>(_ node: Graph.Node, _ i: Int, _ body: (UnsafePointer<Float>) throws -> R) throws -> R {
+        guard i < node.inputs.count, node.inputs[i] >= 0, node.inputs[i] < pointers.count else {
+            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) has no input \(i)")
+        }
+        let t = node.inputs[i]
+        if let p = pointers[t] { return try body(UnsafePointer(p)) }
+        guard let values = graph.tensors[t].constant?.floats(), values.count >= graph.tensors[t].elementCount else {
+            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
+        }
+        return try values.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else {
+                throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) reads tensor \(t), which is empty")
+            }
+            return try body(base)
+        }
+    }
+
     func output(_ node: Graph.Node, _ i: Int = 0) throws -> UnsafeMutablePointer<Float> {
         guard i < node.outputs.count else {
             throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) has no output \(i)")
@@ -141,6 +160,14 @@ enum OpRegistry {
     }
 
     static func buildConv2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        try buildConvolution(node, graph, binder)
+    }
+
+    static func buildDepthwiseConv2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        try buildDepthwise(node, graph, binder)
+    }
+
+    static func buildConvolution(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Conv2DLayer {
         guard case .conv2D(let o) = node.options, node.inputs.count >= 2 else { throw fail(graph, node, "missing options or inputs") }
         let w = shape(graph, node.inputs[1])
         try requireRank(graph, node, w, 4, "filter")
@@ -153,12 +180,14 @@ enum OpRegistry {
         g.outC = w[0]
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
         if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) channels") }
-        return Conv2DLayer(geometry: g, input: try binder.pointer(node.inputs[0], node), output: try binder.output(node),
-                           weights: try binder.input(node, 1), epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
-                           kernels: binder.kernels)
+        let inputPointer = try binder.pointer(node.inputs[0], node), outputPointer = try binder.output(node)
+        let epilogue = try epilogue(node, graph, binder, own: o.activation, bias: bias)
+        return try binder.withFilter(node, 1) { weights in
+            Conv2DLayer(geometry: g, input: inputPointer, output: outputPointer, weights: weights, epilogue: epilogue, kernels: binder.kernels)
+        }
     }
 
-    static func buildDepthwiseConv2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+    static func buildDepthwise(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> DepthwiseConv2DLayer {
         guard case .depthwiseConv2D(let o) = node.options, node.inputs.count >= 2 else { throw fail(graph, node, "missing options or inputs") }
         let w = shape(graph, node.inputs[1])
         try requireRank(graph, node, w, 4, "filter")
@@ -189,10 +218,12 @@ enum OpRegistry {
         }
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
         if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) units") }
-        return FullyConnectedLayer(input: try binder.input(node, 0), weights: try binder.input(node, 1), output: try binder.output(node),
-                                   rows: rows, inputs: w[1], units: w[0],
-                                   epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
-                                   kernels: binder.kernels)
+        let input = try binder.input(node, 0), output = try binder.output(node)
+        let epilogue = try epilogue(node, graph, binder, own: o.activation, bias: bias)
+        return try binder.withFilter(node, 1) { weights in
+            FullyConnectedLayer(input: input, weights: weights, output: output, rows: rows, inputs: w[1], units: w[0],
+                                epilogue: epilogue, kernels: binder.kernels)
+        }
     }
 
     static func buildBinary<F: BinaryFunction>(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: F.Type) throws -> Layer {

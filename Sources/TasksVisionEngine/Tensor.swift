@@ -9,10 +9,22 @@ public struct TensorDescription: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(name) \(shape) \(type)" }
 }
 
-/// Raw little-endian constant data of a tensor, as read from the model or folded at load.
+/// Raw little-endian constant data of a tensor, as read from the model or folded at load. The
+/// bytes are a slice of the model's own buffer where they come from the file (no copy), so
+/// float16 weights stay float16 until a layer converts or packs them.
 struct ConstantData {
     var type: TensorType
-    var bytes: [UInt8]
+    var bytes: ArraySlice<UInt8>
+
+    init(type: TensorType, bytes: ArraySlice<UInt8>) {
+        self.type = type
+        self.bytes = bytes
+    }
+
+    init(type: TensorType, bytes: [UInt8]) {
+        self.type = type
+        self.bytes = bytes[...]
+    }
 
     var count: Int { type.byteSize == 0 ? 0 : bytes.count / type.byteSize }
 

@@ -47,8 +47,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     let g: ConvGeometry
     let input: UnsafeMutablePointer<Float>
     let output: UnsafeMutablePointer<Float>
-    /// [Cout, kH, kW, Cin] as in the model.
-    let weights: UnsafePointer<Float>
+    /// [Cout, kH, kW, Cin] as in the model, for the portable set's direct one-channel path; nil on
+    /// FMA sets, whose packed copy replaces the model's (the filter may be freed after load).
+    let weights: UnsafePointer<Float>?
     let epilogue: Epilogue
     /// What of the epilogue remains after the GEMM (the bias is summed in it).
     let afterGEMM: Epilogue
@@ -93,7 +94,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         g = geometry
         self.input = input
         self.output = output
-        self.weights = weights
+        self.weights = kernels.gemms.isEmpty ? weights : nil
         self.epilogue = epilogue
         k = g.kH * g.kW * g.inC
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
@@ -138,6 +139,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     deinit { gemm?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
+    var packedWeightBytes: Int { (packed?.weights.count ?? gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
         if packed != nil { return pointwise ? 0 : tileRows * k }
@@ -217,6 +219,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// and a GEMM of one column, the gathered rows (K floats per output) cost more memory
     /// traffic than the arithmetic. Taps outside the image are skipped (zero padding).
     func singleChannel(_ context: RunContext) {
+        guard let weights else { return }
         let c = g.inC
         let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
         // Every shape takes the checked walk below except the pose heads' 3x3 over 8 channels

@@ -74,6 +74,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     var convolutionScratchOffset: Int { depthwise.scratchFloatsPerWorker + ledFloats }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
+    var packedWeightBytes: Int { convolution.packedWeightBytes + (projection?.packedWeightBytes ?? 0) }
     var scratchFloatsPerWorker: Int {
         convolutionScratchOffset + max(convolution.scratchFloatsPerWorker, projection?.scratchFloatsPerWorker ?? 0)
     }

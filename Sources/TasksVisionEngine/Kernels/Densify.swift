@@ -53,7 +53,7 @@ enum Densify {
                 flat += orig[i] * strides[i]
             }
             guard source < valueCount else { throw bad("more coordinates than the \(valueCount) stored values") }
-            for b in 0..<elementSize { dense[flat * elementSize + b] = values.bytes[source * elementSize + b] }
+            for b in 0..<elementSize { dense[flat * elementSize + b] = values.bytes[values.bytes.startIndex + source * elementSize + b] }
             source += 1
         }
 
