@@ -123,19 +123,26 @@ let panelBytes = 24 * 1024
         var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
         var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1
         var wk = w + nr
-        var i = 0
-        while i < k {
-            let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
-            let s0 = Vec(repeating: a0[i])
-            x0 = x0.addingProduct(s0, u)
-            if nv > 1 { y0 = y0.addingProduct(s0, v) }
-            if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); if nv > 1 { y1 = y1.addingProduct(s, v) } }
-            if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); if nv > 1 { y2 = y2.addingProduct(s, v) } }
-            if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); if nv > 1 { y3 = y3.addingProduct(s, v) } }
-            if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); if nv > 1 { y4 = y4.addingProduct(s, v) } }
-            if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); if nv > 1 { y5 = y5.addingProduct(s, v) } }
-            wk += nr
-            i &+= 1
+        // k in order: the segments of each row one after the other (one, for a plain row).
+        let length = k / p.segments
+        var base = 0
+        for _ in 0..<p.segments {
+            var i = base
+            let stop = base &+ length
+            while i < stop {
+                let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
+                let s0 = Vec(repeating: a0[i])
+                x0 = x0.addingProduct(s0, u)
+                if nv > 1 { y0 = y0.addingProduct(s0, v) }
+                if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); if nv > 1 { y1 = y1.addingProduct(s, v) } }
+                if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); if nv > 1 { y2 = y2.addingProduct(s, v) } }
+                if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); if nv > 1 { y3 = y3.addingProduct(s, v) } }
+                if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); if nv > 1 { y4 = y4.addingProduct(s, v) } }
+                if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); if nv > 1 { y5 = y5.addingProduct(s, v) } }
+                wk += nr
+                i &+= 1
+            }
+            base &+= p.segmentStride
         }
         let nc = min(nr, end &- n0)
         let c0 = p.c + (m0 &* p.ldc &+ n0)

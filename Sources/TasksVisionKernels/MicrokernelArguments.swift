@@ -22,13 +22,21 @@ public struct GEMMArguments {
     public var hi: Float
     /// PReLU slopes per column, last.
     public var alpha: UnsafePointer<Float>?
+    /// A row of A as `segments` runs of k / segments floats, `segmentStride` apart: a KxK
+    /// convolution read straight from its NHWC input (one run per kernel row, each kW x C
+    /// floats), as XNNPACK's IGEMM reads through its indirection buffer, with no im2col copy.
+    /// One segment (the default) is a plain row.
+    public var segments: Int = 1
+    public var segmentStride: Int = 0
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
                 c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil, residualStride: Int = 0,
-                residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity, alpha: UnsafePointer<Float>? = nil) {
+                residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity, alpha: UnsafePointer<Float>? = nil,
+                segments: Int = 1, segmentStride: Int = 0) {
         self.m = m; self.n = n; self.k = k; self.a = a; self.lda = lda; self.packed = packed; self.c = c; self.ldc = ldc
         self.residual = residual; self.residualStride = residualStride; self.residualChannels = residualChannels
         self.lo = lo; self.hi = hi; self.alpha = alpha
+        self.segments = max(segments, 1); self.segmentStride = segmentStride
     }
 }
 

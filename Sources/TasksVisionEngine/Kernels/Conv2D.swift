@@ -189,8 +189,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 if pointwise {
                     packed.multiply(input + first * g.inC, lda: g.inC, rows: rows, into: out + done * g.outC, ldc: g.outC, firstRow: first)
                 } else {
-                    im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: false)
-                    packed.multiply(scratch, lda: k, rows: rows, into: out + done * g.outC, ldc: g.outC, firstRow: first)
+                    windows(packed, image: n, firstPixel: p, count: rows, into: out + done * g.outC, scratch: scratch)
                 }
                 done += rows
             }
@@ -211,6 +210,46 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             }
             afterGEMM.apply(o, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p)
             done += rows
+        }
+    }
+
+    /// Output columns whose window lies inside the image horizontally (dilation 1).
+    var interiorColumns: Range<Int> {
+        guard g.dilationW == 1 else { return 0..<0 }
+        var lo = 0
+        while lo < g.outW && lo * g.strideW - g.padLeft < 0 { lo += 1 }
+        var hi = g.outW
+        while hi > lo && (hi - 1) * g.strideW - g.padLeft + g.kW > g.inW { hi -= 1 }
+        return lo..<hi
+    }
+
+    /// A KxK convolution's pixels `p0..<p0 + count` of image `n` on the packed GEMM: runs of
+    /// pixels whose window lies inside the image read it in place (one segment per kernel row,
+    /// as XNNPACK's IGEMM reads through its indirection buffer), the others through im2col rows
+    /// with zeros for the padding. Both give each output the same chain.
+    @inline(__always)
+    func windows(_ packed: PackedGEMM, image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>,
+                 scratch: UnsafeMutablePointer<Float>) {
+        let c = g.inC, interior = interiorColumns
+        let base = input + n * g.inH * g.inW * c
+        var done = 0
+        while done < count {
+            let p = p0 + done, oy = p / g.outW, ox = p % g.outW
+            let rowLeft = min(count - done, g.outW - ox)
+            let iy0 = oy * g.strideH - g.padTop
+            let rowsInside = g.dilationH == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH
+            let o = out + done * g.outC, first = n * pixels + p
+            if rowsInside && interior.contains(ox) {
+                let run = min(rowLeft, interior.upperBound - ox)
+                packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c, rows: run, into: o,
+                                ldc: g.outC, firstRow: first, segments: g.kH, segmentStride: g.inW * c)
+                done += run
+            } else {
+                let run = rowsInside && ox < interior.lowerBound ? min(rowLeft, interior.lowerBound - ox) : rowLeft
+                im2col(image: n, firstPixel: p, rows: run, into: scratch, leadingOne: false)
+                packed.multiply(scratch, lda: k, rows: run, into: o, ldc: g.outC, firstRow: first)
+                done += run
+            }
         }
     }
 

@@ -24,13 +24,16 @@ struct PackedGEMM {
 
     /// `out[r, :]` for `rows` rows of `a` (k floats each, `lda` apart), written `ldc` apart;
     /// `firstRow` is the first row's index in the whole output (for the residual).
+    /// With `segments` > 1, each row of A is that many runs of k / segments floats, `segmentStride`
+    /// apart (a convolution window read in place, see `GEMMArguments.segments`).
     @inline(__always)
-    func multiply(_ a: UnsafePointer<Float>, lda: Int, rows: Int, into out: UnsafeMutablePointer<Float>, ldc: Int, firstRow: Int) {
+    func multiply(_ a: UnsafePointer<Float>, lda: Int, rows: Int, into out: UnsafeMutablePointer<Float>, ldc: Int, firstRow: Int,
+                  segments: Int = 1, segmentStride: Int = 0) {
         let (lo, hi) = epilogue.bounds
         let rc = epilogue.residualChannels > 0 ? min(epilogue.residualChannels, columns) : columns
         kernel(GEMMArguments(m: rows, n: columns, k: k, a: a, lda: lda, packed: weights.data, c: out, ldc: ldc,
                              residual: epilogue.residual.map { $0 + firstRow * rc }, residualStride: rc, residualChannels: rc,
-                             lo: lo, hi: hi, alpha: epilogue.alpha))
+                             lo: lo, hi: hi, alpha: epilogue.alpha, segments: segments, segmentStride: segmentStride))
         if epilogue.activation == .tanh {
             for r in 0..<rows { let row = out + r * ldc; for c in 0..<columns { row[c] = tanhf(row[c]) } }
         }
