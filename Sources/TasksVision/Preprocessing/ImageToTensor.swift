@@ -58,11 +58,13 @@ public enum ImageToTensor {
                             let w10 = (tab - ax) * ay * 32, w11 = ax * ay * 32
                             let d = ((y * width) + xb + x1) * 3
                             if sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1 {
-                                let p0 = base + sy * stride + sx * bpp, p1 = p0 + stride
-                                for (c, off) in [ro, go, bo].enumerated() {
-                                    let v = Int(p0[off]) * w00 + Int(p0[off + bpp]) * w01 + Int(p1[off]) * w10 + Int(p1[off + bpp]) * w11
-                                    o[d + c] = UInt8(clamping: (v + (1 << 14)) >> 15)
+                                // Inside: the three channels written out (no per-pixel array of offsets).
+                                let p0 = base + (sy &* stride &+ sx &* bpp), p1 = p0 + stride
+                                @inline(__always) func blend(_ off: Int) -> UInt8 {
+                                    let v = Int(p0[off]) &* w00 &+ Int(p0[off &+ bpp]) &* w01 &+ Int(p1[off]) &* w10 &+ Int(p1[off &+ bpp]) &* w11
+                                    return UInt8(clamping: (v &+ (1 << 14)) >> 15)
                                 }
+                                o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)
                                 continue
                             }
                             if border == .zero && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
