@@ -39,11 +39,13 @@ let package = Package(
         .target(name: "TasksVisionKernelsAVX2", dependencies: ["TasksVisionKernels"], swiftSettings: avx2Flags),
         .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels"], swiftSettings: avx512Flags),
         .target(name: "TasksVisionKernelsNEON", dependencies: ["TasksVisionKernels"]),
+        // The portable set's Swift kernels (baseline instructions; its GEMMs are OpenBLAS's).
+        .target(name: "TasksVisionKernelsPortable", dependencies: ["TasksVisionKernels"]),
         // Layer 2c: the tensor engine (graph, memory plan, layers), taking its microkernels from
         // the set chosen for the CPU.
         .target(name: "TasksVisionEngine", dependencies: [
             "TasksVisionFormat", "COpenBLAS", "TasksVisionKernels",
-            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
+            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON", "TasksVisionKernelsPortable",
         ]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat"]),

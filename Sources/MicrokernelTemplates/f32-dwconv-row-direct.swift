@@ -8,7 +8,8 @@ import TasksVisionKernels
 // unroll and each weight vector loaded serves all four); border pixels leave out the taps outside
 // the image. A last partial block of channels is the block ending at the last channel (it
 // overlaps the one before and writes the same values again); fewer channels than a vector go
-// channel by channel.
+// channel by channel. `madd(acc, x, w)` is the set's fused multiply-add (one instruction on the
+// FMA sets, exact emulation on the portable one).
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
@@ -68,11 +69,11 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
             for ky in 0..<kH {
                 let w = load(p.weights + ((ky &* kW &+ kx) &* c &+ cb))
                 let q = in0 + (ky &* rowStep &+ kx &* c &+ cb)
-                a0 = a0.addingProduct(load(q), w)
+                a0 = madd(a0, load(q), w)
                 if count > 1 {
-                    a1 = a1.addingProduct(load(q + step), w)
-                    a2 = a2.addingProduct(load(q + 2 &* step), w)
-                    a3 = a3.addingProduct(load(q + 3 &* step), w)
+                    a1 = madd(a1, load(q + step), w)
+                    a2 = madd(a2, load(q + 2 &* step), w)
+                    a3 = madd(a3, load(q + 3 &* step), w)
                 }
             }
         }
@@ -102,7 +103,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
             for kx in kxLo..<max(kxLo, kxHi) {
                 for ky in kyLo..<max(kyLo, kyHi) {
                     let w = load(p.weights + ((ky &* p.kW &+ kx) &* c &+ cb))
-                    acc = acc.addingProduct(load(origin + (ky &* rowStep &+ kx &* c &+ cb)), w)
+                    acc = madd(acc, load(origin + (ky &* rowStep &+ kx &* c &+ cb)), w)
                 }
             }
             store(finish(acc, p, cb), out + cb)
@@ -114,7 +115,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
         var acc = p.bias?[ch] ?? 0
         for kx in kxLo..<max(kxLo, kxHi) {
             for ky in kyLo..<max(kyLo, kyHi) {
-                acc = acc.addingProduct(origin[ky &* rowStep &+ kx &* c &+ ch], p.weights[(ky &* p.kW &+ kx) &* c &+ ch])
+                acc = madd(acc, origin[ky &* rowStep &+ kx &* c &+ ch], p.weights[(ky &* p.kW &+ kx) &* c &+ ch])
             }
         }
         if p.lo > -.infinity || p.hi < .infinity {

@@ -3,11 +3,12 @@ import TasksVisionKernels
 import TasksVisionKernelsAVX2
 import TasksVisionKernelsAVX512
 import TasksVisionKernelsNEON
+import TasksVisionKernelsPortable
 
 /// The microkernels of one kernel set, filled once from the set, as XNNPACK's
 /// `src/configs/*-config.c` fill their tables from the CPU's features. Layers take their
-/// arithmetic from here; empty tables (the portable set) mean the layer's own Swift kernel and
-/// OpenBLAS. A wider set also lists the narrower set's kernels it can run (every AVX-512 CPU has
+/// arithmetic from here. The portable set has no GEMM (its products are OpenBLAS's,
+/// `BiasFirstGEMM`) and a depthwise kernel that emulates the fused multiply-add. A wider set also lists the narrower set's kernels it can run (every AVX-512 CPU has
 /// AVX2 and FMA), for layers too narrow for its vectors; every kernel sums in XNNPACK's order,
 /// so which one runs a layer never changes its results.
 struct Microkernels {
@@ -51,7 +52,7 @@ struct Microkernels {
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32DepthwiseRow)]
         case .portable:
             gemms = []
-            depthwiseRows = []
+            depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
         }
     }
 

@@ -2,3 +2,7 @@
 // Advanced SIMD has fused multiply-add in arm64's baseline, so `addingProduct` is one `fmla`
 // without target flags. Selected only on arm64 (`KernelSet.neon.isSupported`).
 typealias Vec = SIMD4<Float>
+
+/// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
+@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
+@_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { acc.addingProduct(x, w) }

@@ -30,7 +30,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// interleave: tiled GEMM, one image, one channel per input channel.
     static func canInterleave(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer) -> Bool {
         let c = convolution.g, d = depthwise.g
-        return c.batch == 1 && d.batch == 1 && convolution.hasProduct && depthwise.multiplier == 1 && depthwise.planes == nil
+        return c.batch == 1 && d.batch == 1 && convolution.hasProduct && depthwise.rowKernel != nil
             && depthwise.input == convolution.output
             && d.inH == c.outH && d.inW == c.outW && d.inC == c.outC
     }

@@ -4,17 +4,14 @@ import TasksVisionKernels
 
 /// DEPTHWISE_CONV_2D, summed as XNNPACK's kernels sum it: from the bias, column by column
 /// (kx outer, ky inner), each tap one fused multiply-add, so the output is MediaPipe's bit for
-/// bit. On an FMA kernel set, rows go to the set's microkernel (`rowKernel`; one channel per
-/// input channel, no dilation). On the portable set, two ways to get there:
+/// bit. Three ways there, chosen at load:
 ///
-/// - Where OpenBLAS's `saxpy` fuses (`PlaneGeometry`), channel plane by channel plane, one
-///   `saxpy` per tap over a whole plane (`runPlanes`); blocks of channels are the unit of
-///   parallel work.
-/// - Otherwise a direct NHWC kernel, vectorized over channels: for each output pixel and each
-///   block of eight channels the accumulator stays in registers across all taps (the
-///   clamp/PReLU epilogue last), taps outside the image are skipped (zero padding), and each tap
-///   is `fusedMultiplyAdd` (exact in Double, since Swift cannot emit the instruction for
-///   baseline x86-64). Rows of output are the unit of parallel work.
+/// - the kernel set's row microkernel (`rowKernel`, from `Microkernels`: FMA instructions on the
+///   FMA sets, exact emulation on the portable one), for one output channel per input channel
+///   without dilation: rows of output are the unit of parallel work;
+/// - on the portable set where OpenBLAS's `saxpy` fuses (`PlaneGeometry`), channel plane by
+///   channel plane, one `saxpy` per tap over a whole plane (faster than the emulation);
+/// - depth multipliers and dilation: `rowWithMultiplier`, scalar, each tap `fusedMultiplyAdd`.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
     let kind = "DEPTHWISE_CONV_2D"
@@ -38,18 +35,18 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// The FMA kernel set's row microkernel, when it can run this layer.
     let rowKernel: ((DepthwiseRowArguments) -> Void)?
 
-    /// `planar: false` keeps the layer on the Swift kernel even where OpenBLAS could run it (tests).
+    /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests).
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true, kernels: Microkernels = .portable) {
         g = geometry
         self.multiplier = multiplier
         let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
         let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
-        rowKernel = multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1
+        planes = planar && !kernels.set.fusesMultiplyAdd ? PlaneGeometry(geometry, multiplier: multiplier) : nil
+        rowKernel = planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1
             ? kernels.depthwiseRow(channels: geometry.inC) : nil
-        planes = planar && rowKernel == nil ? PlaneGeometry(geometry, multiplier: multiplier) : nil
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
-        if planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1 && geometry.outH * geometry.outW <= 32 * 32
+        if rowKernel != nil && geometry.outH * geometry.outW <= 32 * 32
             && (geometry.padTop > 0 || geometry.padLeft > 0
             || needH > geometry.inH + geometry.padTop || needW > geometry.inW + geometry.padLeft) {
             var p = geometry
@@ -88,9 +85,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             parallelFor(g.batch * g.outH, context: context) { item, _ in inner.row(item) }
             return
         }
-        parallelFor(g.batch * g.outH, context: context) { item, _ in
-            if multiplier == 1 { row(item) } else { rowWithMultiplier(item) }
-        }
+        parallelFor(g.batch * g.outH, context: context) { item, _ in row(item) }
     }
 
     /// Zeroes the border of the zero-bordered copy at `dst` (the copy overwrites the rest).
@@ -284,230 +279,28 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         }
     }
 
-    /// One output row. Pixels whose taps all fall inside the image run four at a time
-    /// with the kernel width a constant (so the tap loop unrolls and each weight
-    /// vector loaded serves four accumulators); the border pixels clip their taps.
+    /// One output row (image-major index `n * outH + oy`), on the row kernel where the layer has
+    /// one, else on the general path.
     @inline(__always)
     func row(_ item: Int) {
-        if let rowKernel {
-            let n = item / g.outH, oy = item % g.outH, os = outputPixelStride
-            let (lo, hi) = epilogue.bounds
-            let out = output + (n * g.outH + oy) * g.outW * os
-            rowKernel(DepthwiseRowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC,
-                                            kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
-                                            iy0: oy * g.strideH - g.padTop, weights: weights, bias: epilogue.bias, output: out,
-                                            outW: g.outW, outputPixelStride: os, lo: lo, hi: hi, alpha: epilogue.alpha))
-            if epilogue.activation == .tanh {
-                for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
-            }
+        guard let rowKernel else {
+            rowWithMultiplier(item)
             return
         }
-        switch (g.kW, g.dilationW) {
-        case (3, 1): row3(item)
-        case (5, 1): row5(item)
-        default: row(item, kW: g.kW)
-        }
-    }
-
-    // One copy of the row kernel per kernel width, so that the tap loop is unrolled with
-    // constant offsets (a shared copy with a runtime width runs the loop with its counter).
-    @inline(never) func row3(_ item: Int) { row(item, kW: 3) }
-    @inline(never) func row5(_ item: Int) { row(item, kW: 5) }
-
-    @inline(__always)
-    func row(_ item: Int, kW: Int) {
-        let n = item / g.outH, oy = item % g.outH
-        let c = g.inC
-        let inBase = input + n * g.inH * g.inW * c
-        let os = outputPixelStride
-        let outRow = output + (n * g.outH + oy) * g.outW * os
-        let iy0 = oy * g.strideH - g.padTop
-        var kyLo = 0, kyHi = g.kH
-        while kyLo < kyHi && iy0 + kyLo * g.dilationH < 0 { kyLo += 1 }
-        while kyHi > kyLo && iy0 + (kyHi - 1) * g.dilationH >= g.inH { kyHi -= 1 }
-        // Output columns whose taps are all inside the image.
-        let dil = g.dilationW, sw = g.strideW
-        var interiorLo = 0
-        while interiorLo < g.outW && interiorLo * sw - g.padLeft < 0 { interiorLo += 1 }
-        var interiorHi = g.outW
-        while interiorHi > interiorLo && (interiorHi - 1) * sw - g.padLeft + (kW - 1) * dil >= g.inW { interiorHi -= 1 }
-        if dil != 1 { interiorLo = g.outW; interiorHi = g.outW }
-
-        var ox = 0
-        while ox < interiorLo { clippedPixel(outRow, inBase, ox, iy0, kyLo, kyHi); ox += 1 }
+        let n = item / g.outH, oy = item % g.outH, os = outputPixelStride
         let (lo, hi) = epilogue.bounds
-        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
-        let alpha = epilogue.alpha, bias = epilogue.bias
-        let step = sw * c
-        let rowStride = g.dilationH * g.inW * c
-        while ox + 4 <= interiorHi {
-            let out = outRow + ox * os
-            let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
-            var ch = 0
-            while ch + 8 <= c {
-                let b = bias.map { load8($0 + ch) } ?? zero8
-                var a0 = b, a1 = b, a2 = b, a3 = b
-                for kx in 0..<kW {
-                    let p = inPix + (kx &* c &+ ch)
-                    let w = weights + (kx &* c &+ ch)
-                    for ky in kyLo..<kyHi {
-                        let wv = load8(w + ky &* kW &* c)
-                        let q = p + ky &* rowStride
-                        a0 = fusedMultiplyAdd(load8(q), wv, a0)
-                        a1 = fusedMultiplyAdd(load8(q + step), wv, a1)
-                        a2 = fusedMultiplyAdd(load8(q + 2 &* step), wv, a2)
-                        a3 = fusedMultiplyAdd(load8(q + 3 &* step), wv, a3)
-                    }
-                }
-                if let al = alpha {
-                    let av = load8(al + ch)
-                    a0 = preluLanes(a0, av)
-                    a1 = preluLanes(a1, av)
-                    a2 = preluLanes(a2, av)
-                    a3 = preluLanes(a3, av)
-                } else if lo > -.infinity {
-                    a0 = clampLanes(a0, lo8, hi8)
-                    a1 = clampLanes(a1, lo8, hi8)
-                    a2 = clampLanes(a2, lo8, hi8)
-                    a3 = clampLanes(a3, lo8, hi8)
-                }
-                store8(a0, out + ch)
-                store8(a1, out + os + ch)
-                store8(a2, out + 2 * os + ch)
-                store8(a3, out + 3 * os + ch)
-                ch += 8
-            }
-            if ch + 4 <= c {
-                let lo4 = SIMD4<Float>(repeating: lo), hi4 = SIMD4<Float>(repeating: hi), zero4 = SIMD4<Float>(repeating: 0)
-                let b = bias.map { load4($0 + ch) } ?? zero4
-                var a0 = b, a1 = b, a2 = b, a3 = b
-                for kx in 0..<kW {
-                    let p = inPix + (kx &* c &+ ch)
-                    let w = weights + (kx &* c &+ ch)
-                    for ky in kyLo..<kyHi {
-                        let wv = load4(w + ky &* kW &* c)
-                        let q = p + ky &* rowStride
-                        a0 = fusedMultiplyAdd(load4(q), wv, a0)
-                        a1 = fusedMultiplyAdd(load4(q + step), wv, a1)
-                        a2 = fusedMultiplyAdd(load4(q + 2 &* step), wv, a2)
-                        a3 = fusedMultiplyAdd(load4(q + 3 &* step), wv, a3)
-                    }
-                }
-                if let al = alpha {
-                    let av = load4(al + ch)
-                    a0 = preluLanes(a0, av)
-                    a1 = preluLanes(a1, av)
-                    a2 = preluLanes(a2, av)
-                    a3 = preluLanes(a3, av)
-                } else if lo > -.infinity {
-                    a0 = clampLanes(a0, lo4, hi4)
-                    a1 = clampLanes(a1, lo4, hi4)
-                    a2 = clampLanes(a2, lo4, hi4)
-                    a3 = clampLanes(a3, lo4, hi4)
-                }
-                store4(a0, out + ch)
-                store4(a1, out + os + ch)
-                store4(a2, out + 2 * os + ch)
-                store4(a3, out + 3 * os + ch)
-                ch += 4
-            }
-            if ch < c {
-                for j in 0..<4 { channelTail(out + j * os, inPix + j * step, from: ch, kyLo, kyHi, kW: kW) }
-            }
-            if epilogue.activation == .tanh { for j in 0..<4 { for i in 0..<c { out[j * os + i] = tanhf(out[j * os + i]) } } }
-            ox += 4
-        }
-        while ox < interiorHi {
-            let out = outRow + ox * os
-            let inPix = inBase + (iy0 * g.inW + ox * sw - g.padLeft) * c
-            var ch = 0
-            while ch + 8 <= c {
-                var a0 = bias.map { load8($0 + ch) } ?? zero8
-                for kx in 0..<kW {
-                    let p = inPix + (kx &* c &+ ch)
-                    let w = weights + (kx &* c &+ ch)
-                    for ky in kyLo..<kyHi { a0 = fusedMultiplyAdd(load8(p + ky &* rowStride), load8(w + ky &* kW &* c), a0) }
-                }
-                if let al = alpha {
-                    a0 = preluLanes(a0, load8(al + ch))
-                } else if lo > -.infinity {
-                    a0 = clampLanes(a0, lo8, hi8)
-                }
-                store8(a0, out + ch)
-                ch += 8
-            }
-            if ch < c { channelTail(out, inPix, from: ch, kyLo, kyHi, kW: kW) }
-            if epilogue.activation == .tanh { for i in 0..<c { out[i] = tanhf(out[i]) } }
-            ox += 1
-        }
-        while ox < g.outW { clippedPixel(outRow, inBase, ox, iy0, kyLo, kyHi); ox += 1 }
-    }
-
-    /// Channels from `first` on, scalar, for a pixel whose taps are all inside the image.
-    @inline(__always)
-    func channelTail(_ out: UnsafeMutablePointer<Float>, _ inPix: UnsafeMutablePointer<Float>, from first: Int,
-                     _ kyLo: Int, _ kyHi: Int, kW: Int) {
-        let c = g.inC
-        let rowStride = g.dilationH * g.inW * c
-        let (lo, hi) = epilogue.bounds
-        for ch in first..<c {
-            var acc = epilogue.bias?[ch] ?? 0
-            for kx in 0..<kW {
-                let p = inPix + (kx &* c &+ ch)
-                let w = weights + (kx &* c &+ ch)
-                for ky in kyLo..<kyHi { acc = fusedMultiplyAdd(p[ky &* rowStride], w[ky &* kW &* c], acc) }
-            }
-            if let a = epilogue.alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
-            out[ch] = acc
+        let out = output + (n * g.outH + oy) * g.outW * os
+        rowKernel(DepthwiseRowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC,
+                                        kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
+                                        iy0: oy * g.strideH - g.padTop, weights: weights, bias: epilogue.bias, output: out,
+                                        outW: g.outW, outputPixelStride: os, lo: lo, hi: hi, alpha: epilogue.alpha))
+        if epilogue.activation == .tanh {
+            for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
         }
     }
 
-    /// One output pixel near the border: taps outside the image are skipped (zero padding).
-    @inline(__always)
-    func clippedPixel(_ outRow: UnsafeMutablePointer<Float>, _ inBase: UnsafeMutablePointer<Float>, _ ox: Int,
-                      _ iy0: Int, _ kyLo: Int, _ kyHi: Int) {
-        let c = g.inC
-        let ix0 = ox * g.strideW - g.padLeft
-        var kxLo = 0, kxHi = g.kW
-        while kxLo < kxHi && ix0 + kxLo * g.dilationW < 0 { kxLo += 1 }
-        while kxHi > kxLo && ix0 + (kxHi - 1) * g.dilationW >= g.inW { kxHi -= 1 }
-        let out = outRow + ox * outputPixelStride
-        let (lo, hi) = epilogue.bounds
-        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi), zero8 = SIMD8<Float>(repeating: 0)
-        let bias = epilogue.bias, alpha = epilogue.alpha
-        var ch = 0
-        while ch + 8 <= c {
-            var acc = bias.map { load8($0 + ch) } ?? zero8
-            for kx in kxLo..<kxHi {
-                for ky in kyLo..<kyHi {
-                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    acc = fusedMultiplyAdd(load8(inRow + kx * g.dilationW * c), load8(weights + (ky * g.kW + kx) * c + ch), acc)
-                }
-            }
-            if let a = alpha {
-                acc = preluLanes(acc, load8(a + ch))
-            } else {
-                acc = clampLanes(acc, lo8, hi8)
-            }
-            store8(acc, out + ch)
-            ch += 8
-        }
-        while ch < c {
-            var acc = bias?[ch] ?? 0
-            for kx in kxLo..<kxHi {
-                for ky in kyLo..<kyHi {
-                    let inRow = inBase + ((iy0 + ky * g.dilationH) * g.inW + ix0) * c + ch
-                    acc = fusedMultiplyAdd(inRow[kx * g.dilationW * c], weights[(ky * g.kW + kx) * c + ch], acc)
-                }
-            }
-            if let a = alpha { if acc < 0 { acc *= a[ch] } } else { acc = min(max(acc, lo), hi) }
-            out[ch] = acc
-            ch += 1
-        }
-        if epilogue.activation == .tanh { for i in 0..<c { out[i] = tanhf(out[i]) } }
-    }
-
-    /// General depth multiplier: output channel `o` reads input channel `o / multiplier`.
+    /// The general path (any depth multiplier and dilation): output channel `o` reads input
+    /// channel `o / multiplier`, each tap `fusedMultiplyAdd`.
     func rowWithMultiplier(_ item: Int) {
         let n = item / g.outH, oy = item % g.outH
         for ox in 0..<g.outW {

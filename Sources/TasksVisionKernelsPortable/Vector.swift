@@ -1,0 +1,12 @@
+// The portable kernel set's Swift kernels: the depthwise template in Sources/MicrokernelTemplates
+// for any CPU, built for the baseline instruction set (on x86-64, SSE2 without FMA). XNNPACK's
+// fused multiply-add is computed exactly without the instruction: the product of two floats is
+// exact in Double, so the sum rounds once to float (it can differ only when the Double sum lands
+// exactly halfway between two floats, one in 2^29 of inexact sums). Its GEMMs are OpenBLAS's.
+typealias Vec = SIMD8<Float>
+
+/// `acc + x * w` rounded once to float, through Double.
+@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec {
+    Vec(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
+}
+@_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { Float(Double(x) * Double(w) + Double(acc)) }
