@@ -178,7 +178,8 @@ enum ExecutionPlan {
             let joined = projection.flatMap { ConvolutionThenDepthwiseLayer.canProject(depthwise, $0) ? $0 : nil }
             layers.append(ConvolutionThenDepthwiseLayer(convolution, depthwise, projection: joined,
                                                         convolutionOutputRead: readElsewhere(step.nodes[0].outputs[0]),
-                                                        depthwiseOutputRead: readElsewhere(step.nodes[1].outputs[0])))
+                                                        depthwiseOutputRead: readElsewhere(step.nodes[1].outputs[0]),
+                                                        threads: binder.threads))
             if let projection, joined == nil { layers.append(projection) }
         }
         return layers

@@ -118,7 +118,7 @@ public final class Interpreter {
                 pointers[t] = (arena + offset).assumingMemoryBound(to: Float.self)
             }
         }
-        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: kernels)
+        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: kernels, threads: options.threads)
         let layers: [Layer]
         do {
             layers = try ExecutionPlan.buildLayers(steps, graph, binder)

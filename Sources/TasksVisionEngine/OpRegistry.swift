@@ -6,6 +6,8 @@ struct TensorBinder {
     let pointers: [UnsafeMutablePointer<Float>?]
     /// The kernel set's microkernels, for the layers that take theirs from it.
     var kernels: Microkernels = .portable
+    /// The interpreter's threads (blocks split their work for them).
+    var threads = 1
 
     func pointer(_ t: Int, _ node: Graph.Node) throws -> UnsafeMutablePointer<Float> {
         guard t >= 0, t < pointers.count, let p = pointers[t] else {

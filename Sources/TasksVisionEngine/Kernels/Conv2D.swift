@@ -152,6 +152,17 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             singleChannel(context)
             return
         }
+        if packed != nil && context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads {
+            // Too few tiles to keep every thread busy (a 7x7 map is one): on the packed GEMM any
+            // split of the rows gives the same values, so split finer, in whole 6-row tiles.
+            let rows = ((pixels + 2 * context.threads - 1) / (2 * context.threads) + 5) / 6 * 6
+            parallelFor((pixels + rows - 1) / rows, context: context) { item, worker in
+                let p0 = item * rows
+                compute(image: 0, firstPixel: p0, count: min(rows, pixels - p0), into: output + p0 * g.outC,
+                        scratch: context.scratch(forWorker: worker))
+            }
+            return
+        }
         parallelFor(tileCount, context: context) { item, worker in tile(item, scratch: context.scratch(forWorker: worker)) }
     }
 

@@ -56,14 +56,48 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// the hand and pose landmark models).
     let leadsProjectionRows: Bool
 
+    /// With more than one thread: the depthwise output rows in this many bands, one per work
+    /// item, each band its own interleaved pipeline (1 when the block runs its members apart).
+    let bands: Int
+    /// Padded width of a band's copy of the convolution rows it reads.
+    let bandPitch: Int
+
     init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true,
-         depthwiseOutputRead: Bool = true) {
+         depthwiseOutputRead: Bool = true, threads: Int = 1) {
         self.convolution = convolution
         self.depthwise = depthwise
         self.projection = projection
         self.convolutionOutputRead = convolutionOutputRead
         writesConvolutionOutput = convolutionOutputRead || depthwise.padded == nil || !convolution.runsCostLikeTiles
         leadsProjectionRows = !depthwiseOutputRead && projection?.readsLedRows == true
+        let d = depthwise.g
+        // Banded on FMA sets when only the depthwise layer reads the convolution's output (each
+        // band computes the rows it reads, its halo included, into a zero-bordered copy of its own).
+        let banded = threads > 1 && !convolutionOutputRead && convolution.packed != nil && !leadsProjectionRows
+            && (projection == nil || projection?.packed != nil) && depthwise.epilogue.activation != .tanh
+            && d.outH >= 2 * threads
+        bandPitch = max((d.outW - 1) * d.strideW + d.kW, d.inW + d.padLeft)
+        // Each band computes the convolution rows of its halo again: only where that is little
+        // (at most 15% more rows; small maps with 5x5 kernels would compute up to 60% more).
+        var computed = 0
+        for b in 0..<threads {
+            let r0 = b * d.outH / threads, r1 = (b + 1) * d.outH / threads
+            computed += min((r1 - 1) * d.strideH - d.padTop + d.kH, d.inH) - max(r0 * d.strideH - d.padTop, 0)
+        }
+        bands = banded && computed * 100 <= d.inH * 115 ? threads : 1
+    }
+
+    /// Input rows (of the convolution's output, padding rows included) band `b` reads.
+    func bandInputRows(_ b: Int) -> (outputRows: Range<Int>, top: Int, bottom: Int) {
+        let d = depthwise.g
+        let r0 = b * d.outH / bands, r1 = (b + 1) * d.outH / bands
+        return (r0..<r1, r0 * d.strideH - d.padTop, (r1 - 1) * d.strideH - d.padTop + d.kH)
+    }
+
+    /// Floats of one band's zero-bordered copy (the largest band).
+    var bandCopyFloats: Int {
+        guard bands > 1 else { return 0 }
+        return (0..<bands).map { bandInputRows($0) }.map { ($0.bottom - $0.top) * bandPitch * depthwise.g.inC }.max() ?? 0
     }
 
     /// Floats of the led depthwise output (pixels x (channels + 1)).
@@ -71,7 +105,7 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
 
     /// Worker scratch: the depthwise layer's zero-bordered copy first (worker 0's), the led
     /// depthwise output, then what the convolutions gather (never at the same time on one worker).
-    var convolutionScratchOffset: Int { depthwise.scratchFloatsPerWorker + ledFloats }
+    var convolutionScratchOffset: Int { max(depthwise.scratchFloatsPerWorker + ledFloats, bandCopyFloats) }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
     var packedWeightBytes: Int { convolution.packedWeightBytes + (projection?.packedWeightBytes ?? 0) }
@@ -80,8 +114,47 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     }
 
     func run(_ context: RunContext) {
-        guard context.threads == 1 else { runApart(context); return }
-        runInterleaved(context)
+        if context.threads == 1 { runInterleaved(context); return }
+        if bands > 1 {
+            parallelFor(bands, context: context) { b, worker in runBand(b, scratch: context.scratch(forWorker: worker)) }
+            return
+        }
+        runApart(context)
+    }
+
+    /// Band `b` of the depthwise output rows as its own interleaved pipeline: each convolution row
+    /// the band reads (its halo included) computed into the band's zero-bordered copy, each
+    /// depthwise row as soon as its input rows are there, the projection of each finished row.
+    /// Every value is computed as in the other schedules, so results do not depend on the bands.
+    func runBand(_ b: Int, scratch: UnsafeMutablePointer<Float>) {
+        let d = depthwise.g, c = d.inC, (rows, top, bottom) = bandInputRows(b)
+        guard let rowKernel = depthwise.rowKernel else { return }
+        let copy = scratch, gemmScratch = scratch + convolutionScratchOffset
+        let height = bottom - top
+        zeroBorder(copy, rows: height, pitch: bandPitch * c, top: max(0, -top), left: d.padLeft * c,
+                   innerRows: min(bottom, d.inH) - max(top, 0), innerWidth: d.inW * c)
+        let (lo, hi) = depthwise.epilogue.bounds, os = depthwise.outputPixelStride
+        var next = rows.lowerBound
+        for y in max(top, 0)..<min(bottom, d.inH) {
+            convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: copy + ((y - top) * bandPitch + d.padLeft) * c,
+                                scratch: gemmScratch)
+            // Depthwise rows whose last input row is now there (or lies in the padding below).
+            while next < rows.upperBound && min(next * d.strideH - d.padTop + d.kH - 1, d.inH - 1) <= y {
+                finishRow(next)
+                next += 1
+            }
+        }
+        while next < rows.upperBound { finishRow(next); next += 1 }
+
+        func finishRow(_ oy: Int) {
+            let out = depthwise.output + oy * d.outW * os
+            rowKernel(DepthwiseRowArguments(input: copy, inH: height, inW: bandPitch, channels: c, kH: d.kH, kW: d.kW,
+                                            strideW: d.strideW, padLeft: 0, iy0: oy * d.strideH - d.padTop - top,
+                                            weights: depthwise.weights, bias: depthwise.epilogue.bias, output: out, outW: d.outW,
+                                            outputPixelStride: os, lo: lo, hi: hi, alpha: depthwise.epilogue.alpha))
+            projection?.compute(image: 0, firstPixel: oy * d.outW, count: d.outW,
+                                into: (projection?.output ?? out) + oy * d.outW * (projection?.g.outC ?? 0), scratch: gemmScratch)
+        }
     }
 
     /// The members one after the other, each split over the workers; `timed` hears how long each
