@@ -88,6 +88,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// Rows per tile on an FMA kernel set: a multiple of the microkernel's 6 rows, short enough
     /// for the tile's output (and its im2col rows) to stay in L2 for the next layer.
     static let packedTileRows = 96
+    /// Work from which a layer with too few tiles for the threads splits finer.
+    static let splitMinimumFlops: Double = 4e6
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable) {
@@ -152,9 +154,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             singleChannel(context)
             return
         }
-        if packed != nil && context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads {
+        if packed != nil && context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads && flops >= Self.splitMinimumFlops {
             // Too few tiles to keep every thread busy (a 7x7 map is one): on the packed GEMM any
-            // split of the rows gives the same values, so split finer, in whole 6-row tiles.
+            // split of the rows gives the same values, so split finer, in whole 6-row tiles
+            // (layers of some 20 us and up: below that, the threads' handover costs more).
             let rows = ((pixels + 2 * context.threads - 1) / (2 * context.threads) + 5) / 6 * 6
             parallelFor((pixels + rows - 1) / rows, context: context) { item, worker in
                 let p0 = item * rows
