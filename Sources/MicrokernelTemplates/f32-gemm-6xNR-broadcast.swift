@@ -16,37 +16,19 @@ public let gemmMR = 6
 /// weights fit in L1 (`panelColumns`), each panel across all rows in tiles of `gemmMR`: a panel
 /// is read from memory once per call, and the rows of A (at most a tile of output pixels) are
 /// read again from L1 or L2 for each panel.
-public func f32GEMM(_ p: GEMMArguments) {
-    drive(p, gemmNR) { p, m0, start, end in
-        switch p.m - m0 {
-        case 1: gemm1(p, m0, start, end)
-        case 2: gemm2(p, m0, start, end)
-        case 3: gemm3(p, m0, start, end)
-        case 4: gemm4(p, m0, start, end)
-        case 5: gemm5(p, m0, start, end)
-        default: gemm6(p, m0, start, end)
-        }
-    }
-}
+public func f32GEMM(_ p: GEMMArguments) { drive(p, gemmNR, wideTiles) }
 
 /// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
-public func f32GEMMNarrow(_ p: GEMMArguments) {
-    drive(p, gemmNarrowNR) { p, m0, start, end in
-        switch p.m - m0 {
-        case 1: narrow1(p, m0, start, end)
-        case 2: narrow2(p, m0, start, end)
-        case 3: narrow3(p, m0, start, end)
-        case 4: narrow4(p, m0, start, end)
-        case 5: narrow5(p, m0, start, end)
-        default: narrow6(p, m0, start, end)
-        }
-    }
-}
+public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, narrowTiles) }
+
+/// The tile functions by row count (index rows - 1).
+private let wideTiles: [(GEMMArguments, Int, Int, Int) -> Void] = [gemm1, gemm2, gemm3, gemm4, gemm5, gemm6]
+private let narrowTiles: [(GEMMArguments, Int, Int, Int) -> Void] = [narrow1, narrow2, narrow3, narrow4, narrow5, narrow6]
 
 /// Bytes of packed weights per column panel (half of a 48 KB L1, leaving room for rows of A).
 let panelBytes = 24 * 1024
 
-@inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, _ tile: (GEMMArguments, Int, Int, Int) -> Void) {
+@inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, _ tiles: [(GEMMArguments, Int, Int, Int) -> Void]) {
     let blockBytes = (p.k &+ 1) &* nr &* 4
     let panel = max(1, panelBytes / max(blockBytes, 1)) &* nr
     var start = 0
@@ -54,7 +36,7 @@ let panelBytes = 24 * 1024
         let end = min(p.n, start &+ panel)
         var m0 = 0
         while m0 < p.m {
-            tile(p, m0, start, end)
+            tiles[min(p.m &- m0, gemmMR) &- 1](p, m0, start, end)
             m0 &+= gemmMR
         }
         start = end

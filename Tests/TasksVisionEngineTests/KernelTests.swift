@@ -4,38 +4,7 @@ import XCTest
 
 /// Each kernel against a naive reference on odd shapes: channels that are not a
 /// multiple of the vector width, 1x1 images, padding on every side, strides 1 and 2.
-final class KernelTests: XCTestCase {
-    /// Owns a buffer for the duration of a test.
-    final class Buffer {
-        let pointer: UnsafeMutablePointer<Float>
-        let count: Int
-        init(_ values: [Float]) {
-            count = values.count
-            pointer = .allocate(capacity: max(values.count, 1))
-            pointer.initialize(from: values, count: values.count)
-        }
-        init(zeros count: Int) {
-            self.count = count
-            pointer = .allocate(capacity: max(count, 1))
-            pointer.initialize(repeating: .nan, count: max(count, 1))
-        }
-        deinit { pointer.deallocate() }
-        var values: [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
-    }
-
-    var seed: UInt64 = 1
-    func random(_ n: Int, _ lo: Float = -1, _ hi: Float = 1) -> [Float] {
-        seed += 1
-        return fixtureRandomFloats(seed: seed, count: n, low: lo, high: hi)
-    }
-
-    let context: RunContext = {
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1 << 22)
-        return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
-    }()
-
-    deinit { context.scratch.deallocate() }
-
+final class KernelTests: KernelTestCase {
     func assertClose(_ a: [Float], _ b: [Float], tolerance: Float = 1e-5, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(a.count, b.count, what, file: file, line: line)
         var worst: Float = 0, at = 0
@@ -226,20 +195,7 @@ final class KernelTests: XCTestCase {
             let cout = c.cin * multiplier
             // Values with full 24-bit significands, so that a product rounded before the add shows.
             let input = random(c.h * c.w * c.cin, -3, 3), weights = random(c.k * c.k * cout), bias = random(cout)
-            let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
-            var ref = [Float](repeating: 0, count: oh * ow * cout), unfused = ref
-            for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
-                var acc = bias[o], plain = bias[o]
-                for kx in 0..<c.k { for ky in 0..<c.k {
-                    let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
-                    if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
-                    let x = input[(iy * c.w + ix) * c.cin + o / multiplier], w = weights[(ky * c.k + kx) * cout + o]
-                    acc = acc.addingProduct(x, w)
-                    plain = plain + x * w
-                } }
-                ref[(oy * ow + ox) * cout + o] = acc
-                unfused[(oy * ow + ox) * cout + o] = plain
-            } } }
+            let (ref, unfused, oh, ow) = depthwiseSums(c, multiplier: multiplier, input: input, weights: weights, bias: bias)
             let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias)
             var g = geometry(c, oh: oh, ow: ow, cout: cout)
             g.outC = cout

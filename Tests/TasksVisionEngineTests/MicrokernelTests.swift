@@ -10,20 +10,10 @@ import XCTest
 /// sets; shapes cover row tails of the 6-row tiles, column tails of every tile width, narrow and
 /// wide layers (each set's one- and two-vector tiles, and the AVX2 kernels the AVX-512 set lends
 /// for layers narrower than its vectors), padding, strides 1 to 3, 3x3 and 5x5 and other sizes.
-final class MicrokernelTests: XCTestCase {
-    typealias Buffer = KernelTests.Buffer
-
-    var seed: UInt64 = 100
-    func random(_ n: Int, _ lo: Float = -3, _ hi: Float = 3) -> [Float] {
-        seed += 1
-        return fixtureRandomFloats(seed: seed, count: n, low: lo, high: hi)
-    }
-
-    let context: RunContext = {
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1 << 22)
-        return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
-    }()
-    deinit { context.scratch.deallocate() }
+final class MicrokernelTests: KernelTestCase {
+    /// Values with full 24-bit significands over a wider range, so that a product rounded before
+    /// its add shows.
+    override var defaultRange: (Float, Float) { (-3, 3) }
 
     /// The FMA sets this CPU runs (each test fails loudly if there are none on an FMA CPU).
     var fmaSets: [KernelSet] { KernelSet.supported().filter(\.fusesMultiplyAdd) }
@@ -189,26 +179,14 @@ final class MicrokernelTests: XCTestCase {
             for (index, c) in cases.enumerated() {
                 let input = random(c.h * c.w * c.cin), weights = random(c.k * c.k * c.cin, -1, 1), bias = random(c.cin)
                 let alpha: [Float]? = index % 3 == 1 ? random(c.cin, 0, 0.5) : nil
-                let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
                 let (lo, hi) = Epilogue(activation: c.act).bounds
-                var ref = [Float](repeating: 0, count: oh * ow * c.cin), plain = ref
-                for oy in 0..<oh { for ox in 0..<ow { for o in 0..<c.cin {
-                    var acc = bias[o], sum = bias[o]
-                    for kx in 0..<c.k { for ky in 0..<c.k {
-                        let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
-                        if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
-                        let x = input[(iy * c.w + ix) * c.cin + o], w = weights[(ky * c.k + kx) * c.cin + o]
-                        acc = acc.addingProduct(x, w)
-                        sum = sum + x * w
-                    } }
-                    func finish(_ v: Float) -> Float {
-                        var v = min(max(v, lo), hi)
-                        if let alpha, v < 0 { v *= alpha[o] }
-                        return v
-                    }
-                    ref[(oy * ow + ox) * c.cin + o] = finish(acc)
-                    plain[(oy * ow + ox) * c.cin + o] = finish(sum)
-                } } }
+                let sums = depthwiseSums(c, input: input, weights: weights, bias: bias), oh = sums.oh, ow = sums.ow
+                func finish(_ v: Float, _ at: Int) -> Float {
+                    var v = min(max(v, lo), hi)
+                    if let alpha, v < 0 { v *= alpha[at % c.cin] }
+                    return v
+                }
+                let ref = sums.chain.enumerated().map { finish($1, $0) }, plain = sums.plain.enumerated().map { finish($1, $0) }
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
                 let aB = alpha.map { Buffer($0) }
                 let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cin, kH: c.k, kW: c.k,

@@ -1,4 +1,5 @@
 import Foundation
+@testable import TasksVisionEngine
 import TasksVisionFormat
 import XCTest
 
@@ -34,5 +35,66 @@ func fixtureRandomFloats(seed: UInt64, count: Int, low: Float, high: Float) -> [
         z = z ^ (z >> 31)
         let u = Float(z >> 40) * (1.0 / Float(1 << 24))
         return low + (high - low) * u
+    }
+}
+
+/// What the kernel tests share: buffers that live for a test, seeded random values, and a
+/// one-thread run context with scratch.
+class KernelTestCase: XCTestCase {
+    /// Owns a buffer for the duration of a test.
+    final class Buffer {
+        let pointer: UnsafeMutablePointer<Float>
+        let count: Int
+        init(_ values: [Float]) {
+            count = values.count
+            pointer = .allocate(capacity: max(values.count, 1))
+            pointer.initialize(from: values, count: values.count)
+        }
+        init(zeros count: Int) {
+            self.count = count
+            pointer = .allocate(capacity: max(count, 1))
+            pointer.initialize(repeating: .nan, count: max(count, 1))
+        }
+        deinit { pointer.deallocate() }
+        var values: [Float] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
+    }
+
+    /// The seed of the next `random` call; each call takes the next one.
+    var seed: UInt64 = 1
+    /// The range of `random` when none is given.
+    var defaultRange: (Float, Float) { (-1, 1) }
+    func random(_ n: Int, _ lo: Float? = nil, _ hi: Float? = nil) -> [Float] {
+        seed += 1
+        return fixtureRandomFloats(seed: seed, count: n, low: lo ?? defaultRange.0, high: hi ?? defaultRange.1)
+    }
+
+    let context: RunContext = {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1 << 22)
+        return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
+    }()
+
+    deinit { context.scratch.deallocate() }
+
+    /// A depthwise convolution as XNNPACK sums it (`chain`: from the bias, taps column by column,
+    /// each a fused multiply-add; taps outside the image left out) and with each product rounded
+    /// first (`plain`), before any activation; output channel `o` reads input `o / multiplier`.
+    func depthwiseSums(_ c: KernelTests.ConvCase, multiplier: Int = 1, input: [Float], weights: [Float], bias: [Float])
+        -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
+        let cout = c.cin * multiplier
+        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        var chain = [Float](repeating: 0, count: oh * ow * cout), plain = chain
+        for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
+            var acc = bias[o], sum = bias[o]
+            for kx in 0..<c.k { for ky in 0..<c.k {
+                let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
+                let x = input[(iy * c.w + ix) * c.cin + o / multiplier], w = weights[(ky * c.k + kx) * cout + o]
+                acc = acc.addingProduct(x, w)
+                sum = sum + x * w
+            } }
+            chain[(oy * ow + ox) * cout + o] = acc
+            plain[(oy * ow + ox) * cout + o] = sum
+        } } }
+        return (chain, plain, oh, ow)
     }
 }
