@@ -244,7 +244,8 @@ enum OpRegistry {
     static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: UnaryElementwiseLayer.Function) throws -> Layer {
         let count = graph.tensors[node.outputs[0]].elementCount
         guard graph.tensors[node.inputs[0]].elementCount == count else { throw fail(graph, node, "input and output sizes differ") }
-        return UnaryElementwiseLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), output: try binder.output(node), count: count)
+        return UnaryElementwiseLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), output: try binder.output(node), count: count,
+                                     kernels: binder.kernels)
     }
 
     static func buildMaxPool2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -384,6 +385,7 @@ enum OpRegistry {
         let s = shape(graph, node.inputs[0])
         let depth = max(s.last ?? 1, 1)
         let count = graph.tensors[node.inputs[0]].elementCount
-        return SoftmaxLayer(input: try binder.input(node, 0), output: try binder.output(node), rows: count / depth, depth: depth, beta: beta)
+        return SoftmaxLayer(input: try binder.input(node, 0), output: try binder.output(node), rows: count / depth, depth: depth, beta: beta,
+                            kernels: binder.kernels)
     }
 }

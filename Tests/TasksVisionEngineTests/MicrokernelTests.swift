@@ -203,3 +203,44 @@ final class MicrokernelTests: KernelTestCase {
         }
     }
 }
+
+/// XNNPACK's sigmoid and softmax pieces as the FMA sets compute them (bit-exactness against
+/// XNNPACK itself is in the model parity fixtures: the pose flag, hand presence and handedness,
+/// the gesture classifiers' probabilities).
+final class XNNPACKElementwiseTests: XCTestCase {
+    func testApproximationsStayWithinFourUlpOfTheTrueValues() {
+        var x: Float = -30
+        var differsFromTheFormula = 0
+        while x < 30 {
+            let exact = 1 / (1 + exp(-Double(x)))
+            for s in [XNNPACKElementwise.sigmoidAVX2(x), XNNPACKElementwise.sigmoidAVX512(x)] {
+                XCTAssertLessThanOrEqual(abs(Double(s) - exact), 4 * Double(Float(exact).ulp), "sigmoid(\(x))")
+                if s != UnaryElementwiseLayer.logistic(x) { differsFromTheFormula += 1 }
+            }
+            if x <= 0 {
+                let e = XNNPACKElementwise.expMinusMax(x)
+                XCTAssertLessThanOrEqual(abs(Double(e) - exp(Double(x))), 4 * Double(Float(exp(Double(x))).ulp), "exp(\(x))")
+            }
+            x += 0.0137
+        }
+        XCTAssertGreaterThan(differsFromTheFormula, 100, "the approximations are not the plain formula")
+        XCTAssertEqual(XNNPACKElementwise.expMinusMax(-88), 0, "below the denormal cutoff")
+        XCTAssertEqual(XNNPACKElementwise.sigmoidAVX512(.infinity), 1)
+        XCTAssertEqual(XNNPACKElementwise.sigmoidAVX512(-.infinity), 0)
+    }
+
+    func testSumFollowsTheKernelsOrder() {
+        // 40 values whose sum depends on the order, in the AVX-512 kernel's: fewer than a 64-value
+        // block, so two single vectors, then the 8-value tail, then the lanes halved pairwise.
+        var v = [Float](repeating: 0, count: 40)
+        for i in 0..<40 { v[i] = Float(i + 1).squareRoot() * 1000.123 }
+        var lanes = [Float](repeating: 0, count: 16)
+        for i in 0..<32 { lanes[i % 16] += v[i] }
+        for i in 32..<40 { lanes[i - 32] += v[i] }
+        var width = 16
+        while width > 1 { width /= 2; for l in 0..<width { lanes[l] += lanes[l + width] } }
+        let sum = v.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { XNNPACKElementwise.sum($0, count: 40, lanes: 16) } ?? 0 }
+        XCTAssertEqual(sum.bitPattern, lanes[0].bitPattern)
+        XCTAssertNotEqual(sum, v.reduce(0, +), "the order matters for these values")
+    }
+}

@@ -1,20 +1,41 @@
-/// SOFTMAX over the last axis: exp((x - max) * beta) / sum.
+/// SOFTMAX over the last axis: exp((x - max) * beta) / sum. On an FMA kernel set with beta 1
+/// (what TFLite delegates to XNNPACK), as XNNPACK computes it: its exp approximation, the sum in
+/// its kernel's order for the set's vector width, and each value times the rounded 1 / sum.
 final class SoftmaxLayer: Layer {
     let kind = "SOFTMAX"
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let rows: Int, depth: Int
     let beta: Float
+    /// The vector width whose summation order XNNPACK's kernel follows (0: the portable sum).
+    let xnnpackLanes: Int
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Int, depth: Int, beta: Float) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Int, depth: Int, beta: Float,
+         kernels: Microkernels = .portable) {
         self.input = input
         self.output = output
         self.rows = rows
         self.depth = depth
         self.beta = beta
+        switch kernels.set {
+        case .avx512 where beta == 1: xnnpackLanes = 16
+        case .avx2 where beta == 1: xnnpackLanes = 8
+        default: xnnpackLanes = 0
+        }
     }
 
     func run(_ context: RunContext) {
+        if xnnpackLanes > 0 {
+            for r in 0..<rows {
+                let x = input + r * depth, y = output + r * depth
+                var m = -Float.infinity
+                for i in 0..<depth { m = max(m, x[i]) }
+                for i in 0..<depth { y[i] = XNNPACKElementwise.expMinusMax(x[i] - m) }
+                let scale = 1 / XNNPACKElementwise.sum(UnsafePointer(y), count: depth, lanes: xnnpackLanes)
+                for i in 0..<depth { y[i] *= scale }
+            }
+            return
+        }
         for r in 0..<rows {
             let x = input + r * depth, y = output + r * depth
             var m = -Float.infinity

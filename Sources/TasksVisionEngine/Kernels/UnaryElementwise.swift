@@ -8,13 +8,21 @@ final class UnaryElementwiseLayer: Layer {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let count: Int
+    /// LOGISTIC as XNNPACK's kernel for the set computes it (nil: the portable formula).
+    let sigmoid: ((Float) -> Float)?
 
-    init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+    init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
+         kernels: Microkernels = .portable) {
         self.kind = kind
         self.function = function
         self.input = input
         self.output = output
         self.count = count
+        switch kernels.set {
+        case .avx512: sigmoid = XNNPACKElementwise.sigmoidAVX512
+        case .avx2: sigmoid = XNNPACKElementwise.sigmoidAVX2
+        default: sigmoid = nil
+        }
     }
 
     var flops: Double { Double(count) }
@@ -24,7 +32,8 @@ final class UnaryElementwiseLayer: Layer {
         case .relu: clamp(0, .infinity)
         case .relu6: clamp(0, 6)
         case .reluN1To1: clamp(-1, 1)
-        case .logistic: for i in 0..<count { output[i] = Self.logistic(input[i]) }
+        case .logistic:
+            if let sigmoid { for i in 0..<count { output[i] = sigmoid(input[i]) } } else { for i in 0..<count { output[i] = Self.logistic(input[i]) } }
         case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
         }
     }

@@ -1,0 +1,119 @@
+import TasksVisionKernels
+
+/// XNNPACK's sigmoid and softmax, element by element as its x86 microkernels compute them
+/// (`xnn_f32_vsigmoid_ukernel__avx512f_rr2_lut32_p2_perm2_scalef_div`,
+/// `..._avx2_rr1_p5_div`, `xnn_f32_raddstoreexpminusmax_ukernel__avx512f_rr2_p5_u64_acc2` and
+/// `..._avx2_rr2_p5_u32_acc2`, with the softmax scaled by a correctly rounded 1 / sum), for the
+/// FMA kernel sets: each fused multiply-add below is one (`addingProduct`), each other operation
+/// one rounding. These ops see a handful of values per inference (hand presence and handedness,
+/// the pose flag, a classifier's 4 to 8 classes), so scalar code serves.
+enum XNNPACKElementwise {
+    // exp(x) for x <= 0: 2^n * (1 + t p(t)), n from a magic-bias rounding, t = x - n ln 2 in two steps.
+    static let log2e = Float(bitPattern: 0x3FB8_AA3B)
+    static let expMagicBias = Float(bitPattern: 0x4B40_007F)   // 1.5 * 2^23 + 127
+    static let minusLn2Hi = Float(bitPattern: 0xBF31_7200)
+    static let minusLn2Lo = Float(bitPattern: 0xB5BF_BE8E)
+    static let minusLn2 = Float(bitPattern: 0xBF31_7218)
+    static let c5 = Float(bitPattern: 0x3C07_CFCE), c4 = Float(bitPattern: 0x3D2B_9D0D), c3 = Float(bitPattern: 0x3E2A_AD40)
+    static let c2 = Float(bitPattern: 0x3EFF_FEE3), c1 = Float(bitPattern: 0x3F7F_FFFB)
+    static let denormalCutoff = Float(bitPattern: 0xC2AE_AC4F)  // -87.33654
+
+    /// 2^n for the magic-biased `n`: its low bits shifted into the exponent field.
+    @inline(__always) static func twoToThe(biased n: Float) -> Float { Float(bitPattern: n.bitPattern << 23) }
+
+    /// `exp(x)` for `x = value - max <= 0` (raddstoreexpminusmax, rr2_p5).
+    static func expMinusMax(_ x: Float) -> Float {
+        var n = expMagicBias.addingProduct(x, log2e)
+        let s = twoToThe(biased: n)
+        n = n - expMagicBias
+        var t = x.addingProduct(n, minusLn2Hi)
+        t = t.addingProduct(n, minusLn2Lo)
+        var p = c4.addingProduct(c5, t)
+        p = c3.addingProduct(p, t)
+        p = c2.addingProduct(p, t)
+        p = c1.addingProduct(p, t)
+        t = t * s
+        let f = s.addingProduct(t, p)
+        return x < denormalCutoff ? 0 : f
+    }
+
+    /// Sigmoid as `avx2_rr1_p5_div`.
+    static func sigmoidAVX2(_ x: Float) -> Float {
+        let z = Float(bitPattern: x.bitPattern | 0x8000_0000)
+        var n = expMagicBias.addingProduct(z, log2e)
+        let s = twoToThe(biased: n)
+        n = n - expMagicBias
+        var t = z.addingProduct(n, minusLn2)
+        var p = c4.addingProduct(c5, t)
+        p = c3.addingProduct(p, t)
+        p = c2.addingProduct(p, t)
+        p = c1.addingProduct(p, t)
+        t = t * s
+        let e = s.addingProduct(t, p)
+        var f = e / (e + 1)
+        if z < denormalCutoff { f = 0 }
+        return x.sign == .minus ? f : 1 - f
+    }
+
+    static let sigmoidTable: [Float] = [
+        0x1.000000p+0, 0x1.059B0Ep+0, 0x1.0B5586p+0, 0x1.11301Ep+0, 0x1.172B84p+0, 0x1.1D4874p+0, 0x1.2387A6p+0, 0x1.29E9E0p+0,
+        0x1.306FE0p+0, 0x1.371A74p+0, 0x1.3DEA64p+0, 0x1.44E086p+0, 0x1.4BFDAEp+0, 0x1.5342B6p+0, 0x1.5AB07Ep+0, 0x1.6247ECp+0,
+        0x1.6A09E6p+0, 0x1.71F75Ep+0, 0x1.7A1148p+0, 0x1.82589Ap+0, 0x1.8ACE54p+0, 0x1.93737Cp+0, 0x1.9C4918p+0, 0x1.A5503Cp+0,
+        0x1.AE89FAp+0, 0x1.B7F770p+0, 0x1.C199BEp+0, 0x1.CB720Ep+0, 0x1.D5818Ep+0, 0x1.DFC974p+0, 0x1.EA4AFAp+0, 0x1.F50766p+0,
+    ]
+    static let lutMagicBias = Float(bitPattern: 0x48C0_0000)    // 1.5 * 2^18: n in steps of 1/32
+    static let lutMinusLn2Lo = Float(bitPattern: 0x3102_E308)
+    static let lutC1 = Float(bitPattern: 0x3F80_007B)
+
+    /// Sigmoid as `avx512f_rr2_lut32_p2_perm2_scalef_div`.
+    static func sigmoidAVX512(_ x: Float) -> Float {
+        if x.isInfinite { return x > 0 ? 1 : 0 }  // what the instructions give there (measured)
+        let z = Float(bitPattern: x.bitPattern | 0x8000_0000)
+        var n = lutMagicBias.addingProduct(z, log2e)
+        let l = sigmoidTable[Int(n.bitPattern & 31)]
+        n = n - lutMagicBias
+        var t = z.addingProduct(n, minusLn2)
+        t = t.addingProduct(n, lutMinusLn2Lo)
+        var p = lutC1.addingProduct(t, 0.5)
+        t = t * l
+        p = l.addingProduct(t, p)
+        let e = scalef(p, n)
+        let f = e / (e + 1)
+        return x.sign == .minus ? f : 1 - f
+    }
+
+    /// `vscalefps`: p * 2^floor(n), one rounding (into the subnormals too).
+    static func scalef(_ p: Float, _ n: Float) -> Float {
+        guard p.isFinite, n.isFinite else { return n.isNaN || p.isNaN ? .nan : (n == -.infinity ? 0 : p * .infinity) }
+        let k = max(-400, min(400, Int(n.rounded(.down))))
+        return Float(Double(p) * Double(sign: .plus, exponent: k, significand: 1))
+    }
+
+    /// The sum of `values` in the order of the set's raddstoreexpminusmax kernel: lanes of one
+    /// vector width, two accumulators over blocks of four vectors, then single vectors, a masked
+    /// tail, and the lanes halved pairwise (as `_mm512_reduce_add_ps`, or the AVX2 shuffle tree).
+    static func sum(_ values: UnsafePointer<Float>, count: Int, lanes: Int) -> Float {
+        var acc0 = [Float](repeating: 0, count: lanes), acc1 = acc0
+        var i = 0
+        while i + 4 * lanes <= count {
+            for l in 0..<lanes { acc0[l] += values[i + l] }
+            for l in 0..<lanes { acc1[l] += values[i + lanes + l] }
+            for l in 0..<lanes { acc0[l] += values[i + 2 * lanes + l] }
+            for l in 0..<lanes { acc1[l] += values[i + 3 * lanes + l] }
+            i += 4 * lanes
+        }
+        for l in 0..<lanes { acc0[l] += acc1[l] }
+        while i + lanes <= count {
+            for l in 0..<lanes { acc0[l] += values[i + l] }
+            i += lanes
+        }
+        // The tail's inactive lanes add nothing (masked add, or +0 on AVX2: the same sums).
+        for l in 0..<(count - i) { acc0[l] += values[i + l] }
+        var width = lanes
+        while width > 1 {
+            width /= 2
+            for l in 0..<width { acc0[l] = acc0[l] + acc0[l + width] }
+        }
+        return acc0[0]
+    }
+}
