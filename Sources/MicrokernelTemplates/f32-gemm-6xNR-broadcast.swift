@@ -16,19 +16,33 @@ public let gemmMR = 6
 /// weights fit in L1 (`panelColumns`), each panel across all rows in tiles of `gemmMR`: a panel
 /// is read from memory once per call, and the rows of A (at most a tile of output pixels) are
 /// read again from L1 or L2 for each panel.
-public func f32GEMM(_ p: GEMMArguments) { drive(p, gemmNR, wideTiles) }
+public func f32GEMM(_ p: GEMMArguments) { drive(p, gemmNR, wide: true) }
 
 /// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
-public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, narrowTiles) }
+public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, wide: false) }
 
-/// The tile functions by row count (index rows - 1).
-private let wideTiles: [(GEMMArguments, Int, Int, Int) -> Void] = [gemm1, gemm2, gemm3, gemm4, gemm5, gemm6]
-private let narrowTiles: [(GEMMArguments, Int, Int, Int) -> Void] = [narrow1, narrow2, narrow3, narrow4, narrow5, narrow6]
+/// The tile function for `rows` rows (direct calls: a table of closures costs a thunk per tile).
+@inline(__always) private func tile(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int, rows: Int, wide: Bool) {
+    switch (rows, wide) {
+    case (1, true): gemm1(p, m0, start, end)
+    case (2, true): gemm2(p, m0, start, end)
+    case (3, true): gemm3(p, m0, start, end)
+    case (4, true): gemm4(p, m0, start, end)
+    case (5, true): gemm5(p, m0, start, end)
+    case (_, true): gemm6(p, m0, start, end)
+    case (1, false): narrow1(p, m0, start, end)
+    case (2, false): narrow2(p, m0, start, end)
+    case (3, false): narrow3(p, m0, start, end)
+    case (4, false): narrow4(p, m0, start, end)
+    case (5, false): narrow5(p, m0, start, end)
+    case (_, false): narrow6(p, m0, start, end)
+    }
+}
 
 /// Bytes of packed weights per column panel (half of a 48 KB L1, leaving room for rows of A).
 let panelBytes = 24 * 1024
 
-@inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, _ tiles: [(GEMMArguments, Int, Int, Int) -> Void]) {
+@inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, wide: Bool) {
     let blockBytes = (p.k &+ 1) &* nr &* 4
     let panel = max(1, panelBytes / max(blockBytes, 1)) &* nr
     var start = 0
@@ -36,7 +50,7 @@ let panelBytes = 24 * 1024
         let end = min(p.n, start &+ panel)
         var m0 = 0
         while m0 < p.m {
-            tiles[min(p.m &- m0, gemmMR) &- 1](p, m0, start, end)
+            tile(p, m0, start, end, rows: p.m &- m0, wide: wide)
             m0 &+= gemmMR
         }
         start = end

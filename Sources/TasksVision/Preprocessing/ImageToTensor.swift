@@ -50,7 +50,9 @@ public enum ImageToTensor {
                             ww = ww != 0 ? Double(tab) / ww : 0
                             let fx = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (x0 + m[0] * Double(x1)) * ww))
                             let fy = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (y0 + m[3] * Double(x1)) * ww))
-                            let X = Int(fx.rounded(.toNearestOrEven)), Y = Int(fy.rounded(.toNearestOrEven))
+                            // Round half to even by the 1.5 * 2^52 trick (|f| < 2^31): baseline x86-64
+                            // has no rounding instruction, and `rounded` calls rint twice a pixel.
+                            let X = Int((fx + 0x1.8p52) - 0x1.8p52), Y = Int((fy + 0x1.8p52) - 0x1.8p52)
                             let sx = X >> interBits, sy = Y >> interBits
                             let ax = X & (tab - 1), ay = Y & (tab - 1)
                             // Weights of the 2x2 neighbourhood, summing to 2^15.
