@@ -28,13 +28,17 @@ enum XNNPACKElementwise {
         n = n - expMagicBias
         var t = x.addingProduct(n, minusLn2Hi)
         t = t.addingProduct(n, minusLn2Lo)
+        return x < denormalCutoff ? 0 : scaledPolynomial(t, s)
+    }
+
+    /// `s * (1 + t p(t))` as the p5 kernels evaluate it: p by Horner's rule from c5, then
+    /// `s + (t * s) * p`.
+    @inline(__always) static func scaledPolynomial(_ t: Float, _ s: Float) -> Float {
         var p = c4.addingProduct(c5, t)
         p = c3.addingProduct(p, t)
         p = c2.addingProduct(p, t)
         p = c1.addingProduct(p, t)
-        t = t * s
-        let f = s.addingProduct(t, p)
-        return x < denormalCutoff ? 0 : f
+        return s.addingProduct(t * s, p)
     }
 
     /// Sigmoid as `avx2_rr1_p5_div`.
@@ -43,13 +47,7 @@ enum XNNPACKElementwise {
         var n = expMagicBias.addingProduct(z, log2e)
         let s = twoToThe(biased: n)
         n = n - expMagicBias
-        var t = z.addingProduct(n, minusLn2)
-        var p = c4.addingProduct(c5, t)
-        p = c3.addingProduct(p, t)
-        p = c2.addingProduct(p, t)
-        p = c1.addingProduct(p, t)
-        t = t * s
-        let e = s.addingProduct(t, p)
+        let e = scaledPolynomial(z.addingProduct(n, minusLn2), s)
         var f = e / (e + 1)
         if z < denormalCutoff { f = 0 }
         return x.sign == .minus ? f : 1 - f
