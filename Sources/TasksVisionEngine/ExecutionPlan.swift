@@ -143,13 +143,13 @@ enum ExecutionPlan {
     /// FULLY_CONNECTED nodes, when nothing else reads them.
     static func packedFilters(_ graph: Graph, _ steps: [Step], kernels: Microkernels) -> Set<Int> {
         guard !kernels.gemms.isEmpty else { return [] }
-        var readers = [Int: Int]()
-        for step in steps { for node in step.nodes { for t in node.reads where t >= 0 { readers[t, default: 0] += 1 } } }
+        // Readers, graph outputs counted as one: a filter read once is read by its node alone.
+        let readers = graph.consumerCounts()
         var filters = Set<Int>()
         for step in steps {
             for node in step.nodes where node.op == .conv2D || node.op == .fullyConnected {
                 if node.inputs.count > 1, node.inputs[1] >= 0, graph.tensors[node.inputs[1]].constant != nil,
-                   readers[node.inputs[1]] == 1, !graph.outputs.contains(node.inputs[1]) {
+                   readers[node.inputs[1]] == 1 {
                     filters.insert(node.inputs[1])
                 }
             }

@@ -201,16 +201,11 @@ import Darwin
 import Musl
 #endif
 
-// `acc + x * w` rounded as a fused multiply-add (XNNPACK's kernels on this CPU), on baseline
-// x86-64 where Swift cannot emit vfmadd: the product of two floats is exact in Double, and the
-// sum, rounded in Double and then to Float, is the fused result unless the Double sum was
-// inexact and landed exactly halfway between two floats (one in 2^29 of the inexact ones).
-@inline(__always) func fusedMultiplyAdd(_ x: SIMD8<Float>, _ w: SIMD8<Float>, _ acc: SIMD8<Float>) -> SIMD8<Float> {
-    SIMD8<Float>(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
-}
-@inline(__always) func fusedMultiplyAdd(_ x: SIMD4<Float>, _ w: SIMD4<Float>, _ acc: SIMD4<Float>) -> SIMD4<Float> {
-    SIMD4<Float>(SIMD4<Double>(x) * SIMD4<Double>(w) + SIMD4<Double>(acc))
-}
+// `acc + x * w` rounded as a fused multiply-add, for the general depthwise path (depth
+// multipliers, dilation) on baseline x86-64 where Swift cannot emit vfmadd: the product of two
+// floats is exact in Double, and the sum, rounded in Double and then to Float, is the fused result
+// unless the Double sum was inexact and landed exactly halfway between two floats (one in 2^29 of
+// the inexact ones).
 @inline(__always) func fusedMultiplyAdd(_ x: Float, _ w: Float, _ acc: Float) -> Float {
     Float(Double(x) * Double(w) + Double(acc))
 }

@@ -79,20 +79,20 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         bandPitch = max((d.outW - 1) * d.strideW + d.kW, d.inW + d.padLeft)
         // Each band computes the convolution rows of its halo again: only where that is little
         // (at most 15% more rows; small maps with 5x5 kernels would compute up to 60% more).
-        var computed = 0
-        for b in 0..<threads {
-            let r0 = b * d.outH / threads, r1 = (b + 1) * d.outH / threads
-            computed += min((r1 - 1) * d.strideH - d.padTop + d.kH, d.inH) - max(r0 * d.strideH - d.padTop, 0)
-        }
+        let computed = (0..<threads).map { Self.bandRows($0, of: threads, d) }
+            .reduce(0) { $0 + min($1.bottom, d.inH) - max($1.top, 0) }
         bands = banded && computed * 100 <= d.inH * 115 ? threads : 1
     }
 
-    /// Input rows (of the convolution's output, padding rows included) band `b` reads.
-    func bandInputRows(_ b: Int) -> (outputRows: Range<Int>, top: Int, bottom: Int) {
-        let d = depthwise.g
+    /// Band `b` of `bands`: its depthwise output rows and the input rows (of the convolution's
+    /// output, padding rows included) they read.
+    typealias BandRows = (outputRows: Range<Int>, top: Int, bottom: Int)
+    static func bandRows(_ b: Int, of bands: Int, _ d: ConvGeometry) -> BandRows {
         let r0 = b * d.outH / bands, r1 = (b + 1) * d.outH / bands
         return (r0..<r1, r0 * d.strideH - d.padTop, (r1 - 1) * d.strideH - d.padTop + d.kH)
     }
+
+    func bandInputRows(_ b: Int) -> BandRows { Self.bandRows(b, of: bands, depthwise.g) }
 
     /// Floats of one band's zero-bordered copy (the largest band).
     var bandCopyFloats: Int {
@@ -133,7 +133,6 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         let height = bottom - top
         zeroBorder(copy, rows: height, pitch: bandPitch * c, top: max(0, -top), left: d.padLeft * c,
                    innerRows: min(bottom, d.inH) - max(top, 0), innerWidth: d.inW * c)
-        let (lo, hi) = depthwise.epilogue.bounds, os = depthwise.outputPixelStride
         var next = rows.lowerBound
         for y in max(top, 0)..<min(bottom, d.inH) {
             convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: copy + ((y - top) * bandPitch + d.padLeft) * c,
@@ -147,13 +146,13 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         while next < rows.upperBound { finishRow(next); next += 1 }
 
         func finishRow(_ oy: Int) {
-            let out = depthwise.output + oy * d.outW * os
-            rowKernel(DepthwiseRowArguments(input: copy, inH: height, inW: bandPitch, channels: c, kH: d.kH, kW: d.kW,
-                                            strideW: d.strideW, padLeft: 0, iy0: oy * d.strideH - d.padTop - top,
-                                            weights: depthwise.weights, bias: depthwise.epilogue.bias, output: out, outW: d.outW,
-                                            outputPixelStride: os, lo: lo, hi: hi, alpha: depthwise.epilogue.alpha))
-            projection?.compute(image: 0, firstPixel: oy * d.outW, count: d.outW,
-                                into: (projection?.output ?? out) + oy * d.outW * (projection?.g.outC ?? 0), scratch: gemmScratch)
+            rowKernel(depthwise.rowArguments(input: copy, inH: height, inW: bandPitch, padLeft: 0,
+                                             iy0: oy * d.strideH - d.padTop - top,
+                                             output: depthwise.output + oy * d.outW * depthwise.outputPixelStride))
+            if let projection {
+                projection.compute(image: 0, firstPixel: oy * d.outW, count: d.outW,
+                                   into: projection.output + oy * d.outW * projection.g.outC, scratch: gemmScratch)
+            }
         }
     }
 

@@ -32,7 +32,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let padded: ConvGeometry?
     /// When set, the layer runs channel plane by channel plane through OpenBLAS (`runPlanes`).
     let planes: PlaneGeometry?
-    /// The FMA kernel set's row microkernel, when it can run this layer.
+    /// The kernel set's row microkernel, when it can run this layer.
     let rowKernel: ((DepthwiseRowArguments) -> Void)?
 
     /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests).
@@ -287,16 +287,26 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             rowWithMultiplier(item)
             return
         }
-        let n = item / g.outH, oy = item % g.outH, os = outputPixelStride
-        let (lo, hi) = epilogue.bounds
-        let out = output + (n * g.outH + oy) * g.outW * os
-        rowKernel(DepthwiseRowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC,
-                                        kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
-                                        iy0: oy * g.strideH - g.padTop, weights: weights, bias: epilogue.bias, output: out,
-                                        outW: g.outW, outputPixelStride: os, lo: lo, hi: hi, alpha: epilogue.alpha))
+        let n = item / g.outH, oy = item % g.outH
+        let out = output + (n * g.outH + oy) * g.outW * outputPixelStride
+        rowKernel(rowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
+                               iy0: oy * g.strideH - g.padTop, output: out))
         if epilogue.activation == .tanh {
+            let os = outputPixelStride
             for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
         }
+    }
+
+    /// The row kernel's arguments for one output row written at `output`, read from an image of
+    /// `inH` x `inW` pixels at `input` (the layer's own, or a zero-bordered copy of part of it)
+    /// whose kernel row 0 is image row `iy0`.
+    func rowArguments(input: UnsafePointer<Float>, inH: Int, inW: Int, padLeft: Int, iy0: Int,
+                      output: UnsafeMutablePointer<Float>) -> DepthwiseRowArguments {
+        let (lo, hi) = epilogue.bounds
+        return DepthwiseRowArguments(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW,
+                                     strideW: g.strideW, padLeft: padLeft, iy0: iy0, weights: weights, bias: epilogue.bias,
+                                     output: output, outW: g.outW, outputPixelStride: outputPixelStride, lo: lo, hi: hi,
+                                     alpha: epilogue.alpha)
     }
 
     /// The general path (any depth multiplier and dilation): output channel `o` reads input
