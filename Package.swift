@@ -48,7 +48,7 @@ let package = Package(
             "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON", "TasksVisionKernelsPortable",
         ]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
-        .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat"]),
+        .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat", "TasksVision"]),
         // Layer 3: the vision tasks.
         .target(name: "TasksVision", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
         // Command-line tool.
@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
+        .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
     ],
     swiftLanguageModes: [.v5]

@@ -23,7 +23,7 @@ enum FacesCommand {
                 try TaskCommandSupport.printJSON(file: file, image: image, timestamp: timestamp, result: result)
             } else {
                 let faces = result.detections.map { d in
-                    String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", d.boundingBox.originX, d.boundingBox.originY, d.boundingBox.width,
+                    String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", d.boundingBox.minX, d.boundingBox.minY, d.boundingBox.width,
                            d.boundingBox.height, d.categories.first?.score ?? 0)
                 }
                 print("\(file): \(result.detections.count) face\(result.detections.count == 1 ? "" : "s")" + (faces.isEmpty ? "" : ": " + faces.joined(separator: " ")))
@@ -32,8 +32,8 @@ enum FacesCommand {
                 var overlay = Overlay(image)
                 for d in result.detections {
                     overlay.rect(d.boundingBox, (0, 255, 0))
-                    for k in d.keypoints ?? [] { overlay.dot(k.x * Float(image.width), k.y * Float(image.height), (255, 0, 0)) }
-                    overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), d.boundingBox.originX, max(0, d.boundingBox.originY - Float(overlay.thickness * 14)), (255, 255, 0))
+                    for k in d.keypoints ?? [] { overlay.dot(Float(k.location.x) * Float(image.width), Float(k.location.y) * Float(image.height), (255, 0, 0)) }
+                    overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), Float(d.boundingBox.minX), max(0, Float(d.boundingBox.minY) - Float(overlay.thickness * 14)), (255, 255, 0))
                 }
                 try overlay.write(try Overlay.path(in: dir, for: file))
             }

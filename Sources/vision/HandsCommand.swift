@@ -38,10 +38,13 @@ enum HandsCommand {
             o.minHandDetectionConfidence = detection
             o.minHandPresenceConfidence = presence
             o.minTrackingConfidence = tracking
-            o.cannedGesturesClassifierOptions.categoryAllowlist = list(parser.value("--canned-allowlist"))
-            o.cannedGesturesClassifierOptions.categoryDenylist = list(parser.value("--canned-denylist"))
-            o.cannedGesturesClassifierOptions.scoreThreshold = try TaskCommandSupport.float(parser, "--score-threshold", default: 0)
-            o.customGesturesClassifierOptions.scoreThreshold = o.cannedGesturesClassifierOptions.scoreThreshold
+            let canned = ClassifierOptions(), custom = ClassifierOptions()
+            canned.categoryAllowlist = list(parser.value("--canned-allowlist"))
+            canned.categoryDenylist = list(parser.value("--canned-denylist"))
+            canned.scoreThreshold = try TaskCommandSupport.float(parser, "--score-threshold", default: 0)
+            custom.scoreThreshold = canned.scoreThreshold
+            o.cannedGesturesClassifierOptions = canned
+            o.customGesturesClassifierOptions = custom
             let recognizer = try GestureRecognizer(options: o)
             run = { image, t in
                 let r = try t.map { try recognizer.recognize(videoFrame: image, timestampInMilliseconds: $0) } ?? recognizer.recognize(image: image)

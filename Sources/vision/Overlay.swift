@@ -42,8 +42,8 @@ struct Overlay {
         }
     }
 
-    mutating func rect(_ r: Rect, _ color: (UInt8, UInt8, UInt8)) {
-        let x0 = r.originX, y0 = r.originY, x1 = r.originX + r.width, y1 = r.originY + r.height
+    mutating func rect(_ r: CGRect, _ color: (UInt8, UInt8, UInt8)) {
+        let x0 = Float(r.minX), y0 = Float(r.minY), x1 = Float(r.maxX), y1 = Float(r.maxY)
         line(x0, y0, x1, y0, color); line(x1, y0, x1, y1, color); line(x1, y1, x0, y1, color); line(x0, y1, x0, y0, color)
     }
 

@@ -51,10 +51,10 @@ enum PoseCommand {
                     for (a, b) in connections {
                         let pa = p.landmarks[a], pb = p.landmarks[b]
                         if pa.inFrameLikelihood > 0.5 && pb.inFrameLikelihood > 0.5 {
-                            overlay.line(pa.position.x, pa.position.y, pb.position.x, pb.position.y, (0, 255, 0))
+                            overlay.line(Float(pa.position.x), Float(pa.position.y), Float(pb.position.x), Float(pb.position.y), (0, 255, 0))
                         }
                     }
-                    for lm in p.landmarks where lm.inFrameLikelihood > 0.5 { overlay.dot(lm.position.x, lm.position.y, (255, 0, 0)) }
+                    for lm in p.landmarks where lm.inFrameLikelihood > 0.5 { overlay.dot(Float(lm.position.x), Float(lm.position.y), (255, 0, 0)) }
                 }
                 try overlay.write(try Overlay.path(in: dir, for: file))
             }

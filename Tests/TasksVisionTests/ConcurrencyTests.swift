@@ -12,14 +12,14 @@ final class ConcurrencyTests: XCTestCase {
     func image(_ name: String) throws -> MPImage { try TestImages.load(Paths.images + "/\(name).png") }
 
     func faceOptions(_ mode: RunningMode = .image) throws -> FaceDetectorOptions {
-        var o = FaceDetectorOptions()
+        let o = FaceDetectorOptions()
         o.baseOptions.modelAssetPath = try Paths.model("blaze_face_short_range.tflite")
         o.runningMode = mode
         return o
     }
 
     func handOptions(_ mode: RunningMode = .image) throws -> HandLandmarkerOptions {
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
         o.numHands = 2
         o.runningMode = mode
@@ -117,7 +117,7 @@ final class ConcurrencyTests: XCTestCase {
                     weakTask = task
                     XCTAssertTrue(try task.detectAsync(image: hand, timestampInMilliseconds: 1))
                 default:
-                    var o = GestureRecognizerOptions()
+                    let o = GestureRecognizerOptions()
                     o.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
                     o.runningMode = .liveStream
                     o.resultCallback = { result, _ in XCTAssertEqual((try? result.get())?.gestures.first?.first?.categoryName, "Thumb_Up"); delivered.fulfill() }

@@ -28,12 +28,12 @@ final class EdgeImageTests: XCTestCase {
     /// every task (video mode too): no crash, no NaN, nothing found in a flat image.
     func testFlatFramesInEveryOrientationAndAHugeFrame() throws {
         let face = try FaceDetector(modelPath: try Paths.model("blaze_face_short_range.tflite"))
-        var ho = HandLandmarkerOptions()
+        let ho = HandLandmarkerOptions()
         ho.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
         ho.runningMode = .video
         ho.numHands = 2
         let hands = try HandLandmarker(options: ho)
-        var go = GestureRecognizerOptions()
+        let go = GestureRecognizerOptions()
         go.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
         let gestures = try GestureRecognizer(options: go)
         let po = PoseDetectorOptions()

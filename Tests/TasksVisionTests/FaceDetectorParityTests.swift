@@ -43,7 +43,7 @@ final class FaceDetectorParityTests: XCTestCase {
             guard let i = mine.indices.filter({ !used.contains($0) }).min(by: { a, b in
                 func d(_ k: Int) -> Float {
                     let bb = mine[k].box
-                    let dx = bb.originX + bb.width / 2 - rc.0, dy = bb.originY + bb.height / 2 - rc.1
+                    let dx = Float(bb.midX) - rc.0, dy = Float(bb.midY) - rc.1
                     return dx * dx + dy * dy
                 }
                 return d(a) < d(b)
@@ -51,9 +51,10 @@ final class FaceDetectorParityTests: XCTestCase {
             used.insert(i)
             let c = mine[i]
             let allowed = 1 + 0.01 * max(r.boundingBox.width, r.boundingBox.height)
-            let edges = [abs(c.box.originX - r.boundingBox.originX), abs(c.box.originY - r.boundingBox.originY),
-                         abs(c.box.originX + c.box.width - r.boundingBox.originX - r.boundingBox.width),
-                         abs(c.box.originY + c.box.height - r.boundingBox.originY - r.boundingBox.height)]
+            let box = c.box
+            let edges: [Float] = [abs(Float(box.minX) - r.boundingBox.originX), abs(Float(box.minY) - r.boundingBox.originY),
+                                  abs(Float(box.maxX) - r.boundingBox.originX - r.boundingBox.width),
+                                  abs(Float(box.maxY) - r.boundingBox.originY - r.boundingBox.height)]
             let edge = edges.max() ?? 0
             XCTAssertLessThanOrEqual(edge, allowed, "\(what): box edge")
             if edge > worst.edge { worst.edge = edge; worst.edgeAllowed = allowed }
@@ -68,9 +69,10 @@ final class FaceDetectorParityTests: XCTestCase {
         }
     }
 
-    func closeBoxesRect(_ a: Fixture.Box, _ b: Rect) -> Bool {
+    func closeBoxesRect(_ a: Fixture.Box, _ b: CGRect) -> Bool {
         let tol = 2 + 0.05 * max(a.width, a.height)
-        return abs(a.originX - b.originX) <= tol && abs(a.originY - b.originY) <= tol && abs(a.width - b.width) <= tol
+        return abs(a.originX - Float(b.minX)) <= tol && abs(a.originY - Float(b.minY)) <= tol
+            && abs(a.width - Float(b.width)) <= tol
     }
 
     /// The public result of an unrotated image equals MediaPipe's pixel boxes.
@@ -101,7 +103,7 @@ final class FaceDetectorParityTests: XCTestCase {
     func testVideoModeOnSequences() throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/faces").sorted() where name.hasPrefix("video_") {
             let fx = try fixture(name)
-            var options = FaceDetectorOptions()
+            let options = FaceDetectorOptions()
             options.baseOptions.modelAssetPath = try Paths.model(fx.model)
             options.runningMode = .video
             let detector = try FaceDetector(options: options)
@@ -126,10 +128,10 @@ final class FaceDetectorParityTests: XCTestCase {
             let image = try TestImages.load(Paths.images + "/" + file)
             let a = try dense.detect(image: image), b = try sparse.detect(image: image)
             XCTAssertEqual(a.detections.count, b.detections.count, file)
-            let order = { (r: FaceDetectorResult) in r.detections.sorted { $0.boundingBox.originX < $1.boundingBox.originX } }
+            let order = { (r: FaceDetectorResult) in r.detections.sorted { $0.boundingBox.minX < $1.boundingBox.minX } }
             for (x, y) in zip(order(a), order(b)) {
-                XCTAssertEqual(x.boundingBox.originX, y.boundingBox.originX, accuracy: 0.05 * Float(image.width), file)
-                XCTAssertEqual(x.boundingBox.originY, y.boundingBox.originY, accuracy: 0.05 * Float(image.height), file)
+                XCTAssertEqual(x.boundingBox.minX, y.boundingBox.minX, accuracy: 0.05 * CGFloat(image.width), file)
+                XCTAssertEqual(x.boundingBox.minY, y.boundingBox.minY, accuracy: 0.05 * CGFloat(image.height), file)
             }
         }
     }

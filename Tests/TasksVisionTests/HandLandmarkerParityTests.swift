@@ -131,7 +131,7 @@ final class HandLandmarkerParityTests: XCTestCase {
     }
 
     func handLandmarker(_ mode: RunningMode, model: String = "hand_landmarker.task") throws -> HandLandmarker {
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model(model)
         o.numHands = 2
         o.runningMode = mode
@@ -203,7 +203,7 @@ final class GestureRecognizerParityTests: XCTestCase {
     typealias Base = HandLandmarkerParityTests
 
     func recognizer(_ model: String, mode: RunningMode = .image) throws -> GestureRecognizer {
-        var o = GestureRecognizerOptions()
+        let o = GestureRecognizerOptions()
         o.baseOptions.modelAssetPath = try Paths.model(model)
         o.numHands = 2
         o.runningMode = mode
@@ -340,7 +340,7 @@ final class HandTrackingTests: XCTestCase {
     /// tracked; the tracked results still match MediaPipe's video mode.
     func testPalmDetectionIsSkippedWhileTracking() throws {
         let fx = try HandLandmarkerParityTests.fixture("video1_hands_hand_asl_1.json")
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
         o.runningMode = .video
         let landmarker = try HandLandmarker(options: o)

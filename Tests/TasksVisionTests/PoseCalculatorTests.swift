@@ -133,8 +133,8 @@ final class PoseDetectorTests: XCTestCase {
         // Positions in pixels, matching the Tasks landmarker's normalized output times the size.
         let tasks = try PoseLandmarker(modelPath: try Paths.model("pose_landmarker_lite.task")).detect(image: image)
         let nose = p.landmark(ofType: .nose)
-        XCTAssertEqual(nose.position.x, tasks.landmarks[0][0].x * Float(image.width), accuracy: 1e-3)
-        XCTAssertEqual(nose.position.y, tasks.landmarks[0][0].y * Float(image.height), accuracy: 1e-3)
+        XCTAssertEqual(Float(nose.position.x), tasks.landmarks[0][0].x * Float(image.width), accuracy: 1e-3)
+        XCTAssertEqual(Float(nose.position.y), tasks.landmarks[0][0].y * Float(image.height), accuracy: 1e-3)
         XCTAssertEqual(nose.inFrameLikelihood, tasks.landmarks[0][0].presence ?? -1)
         XCTAssertEqual(try detector.results(in: VisionImage(image: try TestImages.load(Paths.images + "/negative_coffee_1.png"))), [])
         XCTAssertEqual(detector.detectionCount, 2)
@@ -160,6 +160,7 @@ final class PoseDetectorTests: XCTestCase {
         let mirrored = try await detector.process(VisionImage(image: image, orientation: .upMirrored))
         XCTAssertEqual(up.count, 1); XCTAssertEqual(mirrored.count, 1)
         // The mirrored nose is at the mirrored x.
-        XCTAssertEqual(mirrored[0].landmark(ofType: .nose).position.x, Float(image.width) - up[0].landmark(ofType: .nose).position.x, accuracy: 0.03 * Float(image.width))
+        XCTAssertEqual(mirrored[0].landmark(ofType: .nose).position.x, CGFloat(image.width) - up[0].landmark(ofType: .nose).position.x,
+                       accuracy: 0.03 * CGFloat(image.width))
     }
 }

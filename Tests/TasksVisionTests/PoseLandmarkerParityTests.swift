@@ -102,7 +102,7 @@ final class PoseLandmarkerParityTests: XCTestCase {
     }
 
     func landmarker(_ model: String, _ mode: RunningMode) throws -> PoseLandmarker {
-        var o = PoseLandmarkerOptions()
+        let o = PoseLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model(model)
         o.runningMode = mode
         return try PoseLandmarker(options: o)
@@ -211,8 +211,9 @@ final class PoseLandmarkerParityTests: XCTestCase {
                 guard let a = up.first, let b = turned.first else { continue }
                 var sum: Float = 0, n = 0
                 for (la, lb) in zip(a.landmarks, b.landmarks) where la.inFrameLikelihood > 0.5 {
-                    let expected = o.displayPoint(fromStored: (x: la.position.x / Float(upright.width), y: la.position.y / Float(upright.height)))
-                    sum += max(abs(lb.position.x / Float(image.width) - expected.x), abs(lb.position.y / Float(image.height) - expected.y)); n += 1
+                    let (ax, ay) = (Float(la.position.x), Float(la.position.y)), (bx, by) = (Float(lb.position.x), Float(lb.position.y))
+                    let expected = o.displayPoint(fromStored: (x: ax / Float(upright.width), y: ay / Float(upright.height)))
+                    sum += max(abs(bx / Float(image.width) - expected.x), abs(by / Float(image.height) - expected.y)); n += 1
                 }
                 let mean = n > 0 ? sum / Float(n) : 0
                 XCTAssertLessThanOrEqual(mean, 0.04, "\(file) \(o): mean distance to the turned upright result")

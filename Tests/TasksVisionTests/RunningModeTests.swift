@@ -6,7 +6,7 @@ final class RunningModeTests: XCTestCase {
     func faceImage() throws -> MPImage { try TestImages.load(Paths.images + "/face_frontal_1.png") }
 
     func options(_ mode: RunningMode) throws -> FaceDetectorOptions {
-        var o = FaceDetectorOptions()
+        let o = FaceDetectorOptions()
         o.baseOptions.modelAssetPath = try Paths.model("blaze_face_short_range.tflite")
         o.runningMode = mode
         return o
@@ -146,17 +146,18 @@ final class RunningModeTests: XCTestCase {
         let mirrored = try detector.detect(image: try faceImage().withOrientation(.upMirrored))
         XCTAssertEqual(mirrored.detections.count, 1)
         let a = up.detections[0].boundingBox, b = mirrored.detections[0].boundingBox
-        XCTAssertEqual(b.originX + b.width / 2, Float(820) - (a.originX + a.width / 2), accuracy: 0.05 * a.width)
-        XCTAssertEqual(b.originY, a.originY, accuracy: 0.05 * a.height)
+        XCTAssertEqual(b.midX, 820 - a.midX, accuracy: 0.05 * a.width)
+        XCTAssertEqual(b.minY, a.minY, accuracy: 0.05 * a.height)
         // In the mirrored view the model's right eye (keypoint 0) is the person's left eye, mirrored.
-        XCTAssertEqual(mirrored.detections[0].keypoints?[0].x ?? 0, 1 - (up.detections[0].keypoints?[1].x ?? 0), accuracy: 0.02)
+        XCTAssertEqual(mirrored.detections[0].keypoints?[0].location.x ?? 0, 1 - (up.detections[0].keypoints?[1].location.x ?? 0),
+                       accuracy: 0.02)
     }
 }
 
 final class HandRunningModeTests: XCTestCase {
     func testHandTasksFollowTheRunningModeRules() throws {
         let image = try TestImages.load(Paths.images + "/hands_two_1.png")
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
         o.runningMode = .video
         let video = try HandLandmarker(options: o)
@@ -168,7 +169,7 @@ final class HandRunningModeTests: XCTestCase {
         o.numHands = -1
         XCTAssertThrowsError(try HandLandmarker(options: o)) { e in XCTAssertTrue("\(e)".contains("numHands"), "\(e)") }
 
-        var g = GestureRecognizerOptions()
+        let g = GestureRecognizerOptions()
         g.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
         g.numHands = 2
         g.runningMode = .liveStream

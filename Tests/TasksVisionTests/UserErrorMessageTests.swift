@@ -16,6 +16,33 @@ final class UserErrorMessageTests: XCTestCase {
         }
     }
 
+    func blankImage() throws -> MPImage {
+        try MPImage(pixels: [UInt8](repeating: 0, count: 64 * 64 * 4), width: 64, height: 64, pixelFormat: .rgba8,
+                    orientation: .up)
+    }
+
+    /// Every task throws one type: model-file errors of the format reader arrive as `VisionTaskError`.
+    func testOneErrorType() throws {
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString).tflite")
+        try Data("not a model".utf8).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        let attempts: [() throws -> Void] = [
+            { _ = try FaceDetector(modelPath: garbage.path) },
+            { _ = try HandLandmarker(modelPath: "/no/such/hand_landmarker.task") },
+            { _ = try GestureRecognizer(modelPath: garbage.path) },
+            { _ = try PoseLandmarker(modelPath: garbage.path) },
+            { _ = try PoseDetector.poseDetector(options: { let o = PoseDetectorOptions(); o.modelAssetPath = garbage.path; return o }())
+                .results(in: VisionImage(image: try self.blankImage())) },
+        ]
+        for attempt in attempts {
+            XCTAssertThrowsError(try attempt()) { error in
+                guard let e = error as? VisionTaskError else { return XCTFail("\(type(of: error)): \(error)") }
+                XCTAssertTrue("\(e)".contains("garbage-") || "\(e)".contains("/no/such/hand_landmarker.task"), "\(e)")
+                XCTAssertEqual((error as NSError).localizedDescription, e.description)
+            }
+        }
+    }
+
     func testOptionErrors() throws {
         let face = try Paths.model("blaze_face_short_range.tflite")
         let hands = try Paths.model("hand_landmarker.task")
@@ -24,56 +51,55 @@ final class UserErrorMessageTests: XCTestCase {
 
         expect(["baseOptions.modelAssetPath", "empty"]) { _ = try FaceDetector(options: FaceDetectorOptions()) }
         expect(["baseOptions.threads", "0"]) {
-            var o = FaceDetectorOptions(); o.baseOptions.modelAssetPath = face; o.baseOptions.threads = 0
+            let o = FaceDetectorOptions(); o.baseOptions.modelAssetPath = face; o.baseOptions.threads = 0
             _ = try FaceDetector(options: o)
         }
         expect(["numHands", "-1"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.numHands = -1
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.numHands = -1
             _ = try HandLandmarker(options: o)
         }
         expect(["minHandPresenceConfidence", "2"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.minHandPresenceConfidence = 2
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.minHandPresenceConfidence = 2
             _ = try HandLandmarker(options: o)
         }
         expect(["minTrackingConfidence", "nan"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.minTrackingConfidence = .nan
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.minTrackingConfidence = .nan
             _ = try HandLandmarker(options: o)
         }
         expect(["liveStream", "resultCallback"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.runningMode = .liveStream
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = hands; o.runningMode = .liveStream
             _ = try HandLandmarker(options: o)
         }
         expect(["resultCallback", "only allowed in the liveStream"]) {
-            var o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures; o.resultCallback = { _, _ in }
+            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures; o.resultCallback = { _, _ in }
             _ = try GestureRecognizer(options: o)
         }
         expect(["mutually exclusive"]) {
-            var o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
-            o.cannedGesturesClassifierOptions.categoryAllowlist = ["Victory"]
-            o.cannedGesturesClassifierOptions.categoryDenylist = ["None"]
+            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
+            o.cannedGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["Victory"], categoryDenylist: ["None"])
             _ = try GestureRecognizer(options: o)
         }
         expect(["maxResults", "-3"]) {
-            var o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
-            o.customGesturesClassifierOptions.maxResults = -3
+            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
+            o.customGesturesClassifierOptions = ClassifierOptions(maxResults: -3)
             _ = try GestureRecognizer(options: o)
         }
         expect(["scoreThreshold", "finite"]) {
-            var o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
-            o.cannedGesturesClassifierOptions.scoreThreshold = .infinity
+            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
+            o.cannedGesturesClassifierOptions = ClassifierOptions(scoreThreshold: .infinity)
             _ = try GestureRecognizer(options: o)
         }
         expect(["numPoses", "0"]) {
-            var o = PoseLandmarkerOptions(); o.baseOptions.modelAssetPath = pose; o.numPoses = 0
+            let o = PoseLandmarkerOptions(); o.baseOptions.modelAssetPath = pose; o.numPoses = 0
             _ = try PoseLandmarker(options: o)
         }
         expect(["minPoseDetectionConfidence", "-0.5"]) {
-            var o = PoseLandmarkerOptions(); o.baseOptions.modelAssetPath = pose; o.minPoseDetectionConfidence = -0.5
+            let o = PoseLandmarkerOptions(); o.baseOptions.modelAssetPath = pose; o.minPoseDetectionConfidence = -0.5
             _ = try PoseLandmarker(options: o)
         }
         expect(["threads", "65"]) {
             let o = PoseDetectorOptions(); o.modelAssetPath = pose; o.threads = 65
-            _ = try PoseDetector.poseDetector(options: o)
+            _ = try PoseDetector.poseDetector(options: o).results(in: VisionImage(image: try blankImage()))
         }
     }
 
@@ -82,23 +108,23 @@ final class UserErrorMessageTests: XCTestCase {
         let hands = try Paths.model("hand_landmarker.task")
         let pose = try Paths.model("pose_landmarker_lite.task")
         expect(["/no/such/model.task"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = "/no/such/model.task"
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = "/no/such/model.task"
             _ = try HandLandmarker(options: o)
         }
         expect(["pose_landmarker_lite.task", "hand_detector.tflite"]) {
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = pose
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = pose
             _ = try HandLandmarker(options: o)
         }
         expect(["hand_landmarker.task", "pose_detector.tflite"]) {
             let o = PoseDetectorOptions(); o.modelAssetPath = hands
-            _ = try PoseDetector.poseDetector(options: o)
+            _ = try PoseDetector.poseDetector(options: o).results(in: VisionImage(image: try blankImage()))
         }
         expect(["hand_landmarker.task", "gesture_embedder.tflite", "hand_gesture_recognizer.task"]) {
-            var o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = hands
+            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = hands
             _ = try GestureRecognizer(options: o)
         }
         expect(["BlazeFace"]) {
-            var o = FaceDetectorOptions(); o.baseOptions.modelAssetPath = try Paths.model("pose_detection.tflite")
+            let o = FaceDetectorOptions(); o.baseOptions.modelAssetPath = try Paths.model("pose_detection.tflite")
             _ = try FaceDetector(options: o)
         }
         expect(["hand_detector.tflite", "palm detector"]) {
@@ -108,7 +134,7 @@ final class UserErrorMessageTests: XCTestCase {
             defer { try? FileManager.default.removeItem(at: dir) }
             try FileManager.default.copyItem(atPath: face, toPath: dir.appendingPathComponent("hand_detector.tflite").path)
             try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_lite.tflite"), toPath: dir.appendingPathComponent("hand_landmarks_detector.tflite").path)
-            var o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = dir.path
+            let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = dir.path
             _ = try HandLandmarker(options: o)
         }
     }
@@ -119,7 +145,7 @@ final class UserErrorMessageTests: XCTestCase {
         expect(["bytesPerRow 10", "rgba8"]) { _ = try MPImage(pixels: [UInt8](repeating: 0, count: 64), width: 4, height: 2, pixelFormat: .rgba8, bytesPerRow: 10) }
         expect(["31 bytes", "32"]) { _ = try MPImage(pixels: [UInt8](repeating: 0, count: 31), width: 4, height: 2, pixelFormat: .rgba8) }
 
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
         o.runningMode = .video
         let landmarker = try HandLandmarker(options: o)

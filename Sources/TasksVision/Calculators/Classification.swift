@@ -1,27 +1,40 @@
 /// Options of a classifier head (MediaPipe's `ClassifierOptions`).
-public struct ClassifierOptions: Sendable, Equatable {
+public final class ClassifierOptions: @unchecked Sendable {
     /// Locale of display names, when the model has localized ones.
-    public var displayNamesLocale: String = "en"
+    public var displayNamesLocale: String? = "en"
     /// Keep at most this many categories (-1: all).
     public var maxResults: Int = -1
     /// Drop categories scoring below this.
     public var scoreThreshold: Float = 0
     /// Keep only these category names (exclusive with the denylist).
-    public var categoryAllowlist: [String] = []
+    public var categoryAllowlist: [String]?
     /// Drop these category names (exclusive with the allowlist).
-    public var categoryDenylist: [String] = []
+    public var categoryDenylist: [String]?
 
-    public init(displayNamesLocale: String = "en", maxResults: Int = -1, scoreThreshold: Float = 0,
-                categoryAllowlist: [String] = [], categoryDenylist: [String] = []) {
+    public init() {}
+
+    public convenience init(displayNamesLocale: String? = "en", maxResults: Int = -1, scoreThreshold: Float = 0,
+                            categoryAllowlist: [String]? = nil, categoryDenylist: [String]? = nil) {
+        self.init()
         self.displayNamesLocale = displayNamesLocale; self.maxResults = maxResults; self.scoreThreshold = scoreThreshold
         self.categoryAllowlist = categoryAllowlist; self.categoryDenylist = categoryDenylist
     }
 
+    func copy() -> ClassifierOptions {
+        ClassifierOptions(displayNamesLocale: displayNamesLocale, maxResults: maxResults, scoreThreshold: scoreThreshold,
+                          categoryAllowlist: categoryAllowlist, categoryDenylist: categoryDenylist)
+    }
+
+    var allowlist: [String] { categoryAllowlist ?? [] }
+    var denylist: [String] { categoryDenylist ?? [] }
+
     func validate(_ what: String) throws {
-        if !categoryAllowlist.isEmpty && !categoryDenylist.isEmpty {
+        if !allowlist.isEmpty && !denylist.isEmpty {
             throw VisionTaskError.invalidOption("\(what): categoryAllowlist and categoryDenylist are mutually exclusive")
         }
-        if maxResults == 0 || maxResults < -1 { throw VisionTaskError.invalidOption("\(what): maxResults must be -1 or positive, got \(maxResults)") }
+        if maxResults == 0 || maxResults < -1 {
+            throw VisionTaskError.invalidOption("\(what): maxResults must be -1 or positive, got \(maxResults)")
+        }
         if !scoreThreshold.isFinite { throw VisionTaskError.invalidOption("\(what): scoreThreshold must be finite") }
     }
 }
@@ -33,8 +46,8 @@ public enum ClassificationPostprocessing {
         var out: [ResultCategory] = []
         for (i, s) in scores.enumerated() {
             let label = i < labels.count ? labels[i] : nil
-            if !options.categoryAllowlist.isEmpty && !options.categoryAllowlist.contains(label ?? "") { continue }
-            if options.categoryDenylist.contains(label ?? "\u{0}") { continue }
+            if !options.allowlist.isEmpty && !options.allowlist.contains(label ?? "") { continue }
+            if options.denylist.contains(label ?? "\u{0}") { continue }
             if s < options.scoreThreshold { continue }
             out.append(ResultCategory(index: i, score: s, categoryName: label))
         }

@@ -1,3 +1,4 @@
+import Foundation
 /// MediaPipe's `DetectionProjectionCalculator`: maps detections from normalized
 /// tensor coordinates to normalized image coordinates with the image-to-tensor
 /// matrix; a box becomes the bounding box of its four projected corners.
@@ -32,8 +33,8 @@ public enum DetectionTransformation {
         return o < 0 ? 0 : o
     }
 
-    public static func pixelBox(_ b: RelativeBox, width: Int, height: Int) -> Rect {
-        Rect(originX: Float(bounded(b.xmin * Float(width), width)), originY: Float(bounded(b.ymin * Float(height), height)),
-             width: Float(bounded(b.width * Float(width), width)), height: Float(bounded(b.height * Float(height), height)))
+    public static func pixelBox(_ b: RelativeBox, width: Int, height: Int) -> CGRect {
+        CGRect(x: bounded(b.xmin * Float(width), width), y: bounded(b.ymin * Float(height), height),
+               width: bounded(b.width * Float(width), width), height: bounded(b.height * Float(height), height))
     }
 }

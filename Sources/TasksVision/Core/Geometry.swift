@@ -16,14 +16,6 @@ public struct NormalizedRect: Sendable, Equatable {
     }
 }
 
-/// An axis-aligned rectangle (`CGRect` on Apple platforms).
-public struct Rect: Sendable, Equatable, Codable {
-    public var originX: Float, originY: Float, width: Float, height: Float
-    public init(originX: Float, originY: Float, width: Float, height: Float) {
-        self.originX = originX; self.originY = originY; self.width = width; self.height = height
-    }
-}
-
 /// A detection box in normalized coordinates (MediaPipe's `RelativeBoundingBox`).
 public struct RelativeBox: Sendable, Equatable {
     public var xmin: Float, ymin: Float, width: Float, height: Float

@@ -3,25 +3,60 @@ import TasksVisionEngine
 import TasksVisionFormat
 
 /// Options of a `GestureRecognizer` (MediaPipe Tasks' `GestureRecognizerOptions`).
-public struct GestureRecognizerOptions {
-    public var baseOptions = BaseOptions()
-    public var runningMode: RunningMode = .image
+public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
+    /// Maximum number of hands to find.
     public var numHands = 1
     public var minHandDetectionConfidence: Float = 0.5
     public var minHandPresenceConfidence: Float = 0.5
     public var minTrackingConfidence: Float = 0.5
-    /// Options of the canned classifier (None, Closed_Fist, Open_Palm, Pointing_Up, Thumb_Down, Thumb_Up, Victory, ILoveYou).
-    public var cannedGesturesClassifierOptions = ClassifierOptions()
-    /// Options of the custom classifier, when the bundle has one.
-    public var customGesturesClassifierOptions = ClassifierOptions()
+    /// Options of the canned classifier (None, Closed_Fist, Open_Palm, Pointing_Up, Thumb_Down, Thumb_Up,
+    /// Victory, ILoveYou); nil keeps the defaults.
+    public var cannedGesturesClassifierOptions: ClassifierOptions?
+    /// Options of the custom classifier, when the bundle has one; nil keeps the defaults.
+    public var customGesturesClassifierOptions: ClassifierOptions?
+    /// Receives live-stream results (held weakly, as in MediaPipe).
     public weak var gestureRecognizerLiveStreamDelegate: GestureRecognizerLiveStreamDelegate?
+    /// Alternative to the delegate: called with each live-stream result and its timestamp.
     public var resultCallback: ((Result<GestureRecognizerResult, Error>, Int) -> Void)?
-    public init() {}
+
+    public override init() { super.init() }
+
+    func copy() -> GestureRecognizerOptions {
+        let c = copyBase(into: GestureRecognizerOptions())
+        c.numHands = numHands
+        c.minHandDetectionConfidence = minHandDetectionConfidence
+        c.minHandPresenceConfidence = minHandPresenceConfidence
+        c.minTrackingConfidence = minTrackingConfidence
+        c.cannedGesturesClassifierOptions = cannedGesturesClassifierOptions?.copy()
+        c.customGesturesClassifierOptions = customGesturesClassifierOptions?.copy()
+        c.gestureRecognizerLiveStreamDelegate = gestureRecognizerLiveStreamDelegate
+        c.resultCallback = resultCallback
+        return c
+    }
+
+    var handSettings: HandPipeline.Settings {
+        HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
+                              minHandPresenceConfidence: minHandPresenceConfidence,
+                              minTrackingConfidence: minTrackingConfidence)
+    }
 }
 
+/// Receives the results of `GestureRecognizer.recognizeAsync` on the recognizer's serial queue.
+/// Both methods are optional, as in MediaPipe: `didFinishGestureRecognition` is the name in
+/// MediaPipe's headers, `didFinishRecognition` the one its iOS guide shows; both are called.
 public protocol GestureRecognizerLiveStreamDelegate: AnyObject {
     func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishGestureRecognition result: GestureRecognizerResult?,
                            timestampInMilliseconds: Int, error: Error?)
+    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
+                           timestampInMilliseconds: Int, error: Error?)
+}
+
+extension GestureRecognizerLiveStreamDelegate {
+    public func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
+                                  didFinishGestureRecognition result: GestureRecognizerResult?,
+                                  timestampInMilliseconds: Int, error: Error?) {}
+    public func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
+                                  timestampInMilliseconds: Int, error: Error?) {}
 }
 
 /// Hands and their gestures in one image. Gesture categories have index -1, as in MediaPipe.
@@ -32,8 +67,8 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
     public var gestures: [[ResultCategory]]
     public var timestampInMilliseconds: Int
 
-    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]], gestures: [[ResultCategory]],
-                timestampInMilliseconds: Int = 0) {
+    public init(gestures: [[ResultCategory]], handedness: [[ResultCategory]], landmarks: [[NormalizedLandmark]],
+                worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
         self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.handedness = handedness; self.gestures = gestures
         self.timestampInMilliseconds = timestampInMilliseconds
     }
@@ -53,46 +88,70 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
 /// Recognizes hand gestures, as MediaPipe Tasks' `GestureRecognizer`: the hand landmarker,
 /// then the gesture embedder and the canned (and optional custom) classifiers.
 public final class GestureRecognizer: @unchecked Sendable {
+    /// The options the recognizer was made with (a copy).
     public let options: GestureRecognizerOptions
     let pipeline: HandPipeline
     let embedder: Interpreter
     let canned: (interpreter: Interpreter, labels: [String])
     let custom: (interpreter: Interpreter, labels: [String])?
+    let cannedOptions: ClassifierOptions
+    let customOptions: ClassifierOptions
     let runner: TaskRunner<GestureRecognizerResult>
     private let lock = NSLock()
 
+    /// A recognizer in image mode with default options.
     public convenience init(modelPath: String) throws {
-        var o = GestureRecognizerOptions()
+        let o = GestureRecognizerOptions()
         o.baseOptions.modelAssetPath = modelPath
         try self.init(options: o)
     }
 
     public init(options: GestureRecognizerOptions) throws {
-        try HandPipeline.validate(numHands: options.numHands, [("minHandDetectionConfidence", options.minHandDetectionConfidence),
-                                                               ("minHandPresenceConfidence", options.minHandPresenceConfidence),
-                                                               ("minTrackingConfidence", options.minTrackingConfidence)])
-        try options.cannedGesturesClassifierOptions.validate("cannedGesturesClassifierOptions")
-        try options.customGesturesClassifierOptions.validate("customGesturesClassifierOptions")
-        let hasReceiver = options.gestureRecognizerLiveStreamDelegate != nil || options.resultCallback != nil
-        try TaskRunnerChecks.receivers(mode: options.runningMode, hasReceiver: hasReceiver, delegate: "gestureRecognizerLiveStreamDelegate")
-        guard !options.baseOptions.modelAssetPath.isEmpty else { throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is empty") }
+        let options = options.copy()
+        let settings = options.handSettings
+        try settings.validate()
+        cannedOptions = options.cannedGesturesClassifierOptions ?? ClassifierOptions()
+        customOptions = options.customGesturesClassifierOptions ?? ClassifierOptions()
+        try cannedOptions.validate("cannedGesturesClassifierOptions")
+        try customOptions.validate("customGesturesClassifierOptions")
+        runner = try TaskRunner(mode: options.runningMode, label: "GestureRecognizer",
+                                hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                delegate: "gestureRecognizerLiveStreamDelegate")
+        let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
-        let source = try ModelSource(path: options.baseOptions.modelAssetPath)
-        pipeline = try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
-                                    threads: options.baseOptions.threads, numHands: options.numHands,
-                                    minHandDetectionConfidence: options.minHandDetectionConfidence,
-                                    minHandPresenceConfidence: options.minHandPresenceConfidence,
-                                    minTrackingConfidence: options.minTrackingConfidence)
+        let models = try VisionTaskError.wrappingModelErrors { try Self.load(path: path, options: options) }
+        (pipeline, embedder, canned, custom) = models
+        runner.notify = { [weak self] result, timestamp in
+            guard let self else { return }
+            self.options.resultCallback?(result, timestamp)
+            let delegate = self.options.gestureRecognizerLiveStreamDelegate, r = try? result.get()
+            delegate?.gestureRecognizer(self, didFinishGestureRecognition: r, timestampInMilliseconds: timestamp,
+                                        error: result.error)
+            delegate?.gestureRecognizer(self, didFinishRecognition: r, timestampInMilliseconds: timestamp, error: result.error)
+        }
+    }
+
+    typealias Classifier = (interpreter: Interpreter, labels: [String])
+
+    /// The hand landmarker, the gesture embedder and the classifiers of a bundle (or folder).
+    static func load(path: String, options: GestureRecognizerOptions) throws
+        -> (HandPipeline, Interpreter, Classifier, Classifier?) {
+        let source = try ModelSource(path: path)
+        let pipeline = try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
+                                        threads: options.baseOptions.threads, settings: options.handSettings)
         let gestures = source.contains("hand_gesture_recognizer.task") ? try source.nested("hand_gesture_recognizer.task") : source
         for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
-            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name) (a gesture recognizer bundle holds hand_landmarker.task and hand_gesture_recognizer.task, which holds gesture_embedder.tflite and canned_gesture_classifier.tflite)")
+            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name) (a gesture recognizer bundle holds "
+                + "hand_landmarker.task and hand_gesture_recognizer.task, which holds gesture_embedder.tflite and "
+                + "canned_gesture_classifier.tflite)")
         }
-        embedder = try Interpreter(model: try gestures.model("gesture_embedder.tflite"), options: .init(threads: 1))
+        let embedder = try Interpreter(model: try gestures.model("gesture_embedder.tflite"), options: .init(threads: 1))
         guard embedder.inputs.map(\.elementCount) == [63, 1, 63] else {
-            throw VisionTaskError.invalidModel("gesture_embedder.tflite takes inputs \(embedder.inputs.map(\.shape)), expected [1,21,3], [1,1], [1,21,3]")
+            throw VisionTaskError.invalidModel("gesture_embedder.tflite takes inputs \(embedder.inputs.map(\.shape)), "
+                                               + "expected [1,21,3], [1,1], [1,21,3]")
         }
         let embeddingSize = embedder.outputs.first?.elementCount
-        func classifier(_ name: String) throws -> (Interpreter, [String]) {
+        func classifier(_ name: String) throws -> Classifier {
             let model = try gestures.model(name)
             let interpreter = try Interpreter(model: model, options: .init(threads: 1))
             guard interpreter.inputs.first?.elementCount == embeddingSize else {
@@ -100,43 +159,53 @@ public final class GestureRecognizer: @unchecked Sendable {
             }
             let files = try model.associatedFiles()
             let labelFile = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil } ?? files.keys.sorted().first
-            let labels = labelFile.flatMap { files[$0] }.map { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init) } ?? []
+            let labels = labelFile.flatMap { files[$0] }.map {
+                String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+            } ?? []
             return (interpreter, labels)
         }
-        let cannedClassifier = try classifier("canned_gesture_classifier.tflite")
-        let customClassifier = gestures.contains("custom_gesture_classifier.tflite") ? try classifier("custom_gesture_classifier.tflite") : nil
-        canned = cannedClassifier
-        custom = customClassifier
-        runner = TaskRunner(mode: options.runningMode, label: "GestureRecognizer")
-        runner.deliver = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.gestureRecognizerLiveStreamDelegate?.gestureRecognizer(self, didFinishGestureRecognition: try? result.get(),
-                                                                                timestampInMilliseconds: timestamp, error: result.error)
-        }
+        let custom = gestures.contains("custom_gesture_classifier.tflite") ? try classifier("custom_gesture_classifier.tflite") : nil
+        return (pipeline, embedder, try classifier("canned_gesture_classifier.tflite"), custom)
     }
 
+    /// Recognizes gestures in a single image (`.image` mode).
     public func recognize(image: MPImage) throws -> GestureRecognizerResult {
         try runner.runImage("recognize(image:)") { process(image, timestamp: 0) }
     }
 
+    /// Recognizes gestures in a video frame (`.video` mode); timestamps must increase.
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
         try runner.runVideo("recognize(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
             process(image, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
     public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
+        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image,
+                           timestamp: timestampInMilliseconds) { [self] in
             self.process($0, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// A single image without blocking the caller (`.image` mode).
     public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
         try await runner.runImageAsync("recognize(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
     }
 
+    /// A video frame without blocking the caller (`.video` mode).
+    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> GestureRecognizerResult {
+        try await runner.runVideoAsync("recognize(videoFrame:timestampInMilliseconds:)", image: image,
+                                       timestamp: timestampInMilliseconds) { [self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
+    }
+
+    /// Live-stream results as an `AsyncStream`, in timestamp order.
+    public var liveResults: AsyncStream<GestureRecognizerResult> { runner.liveResults }
+
+    /// Waits until every accepted live-stream frame has been delivered.
     public func waitForPendingResults() { runner.drain() }
 
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
@@ -182,18 +251,19 @@ public final class GestureRecognizer: @unchecked Sendable {
                 try? custom.interpreter.setInput(0, e)
                 custom.interpreter.invoke()
                 let scores = (try? custom.interpreter.output(0)) ?? []
-                lists.append(ClassificationPostprocessing.categories(scores, labels: custom.labels, options: options.customGesturesClassifierOptions))
+                lists.append(ClassificationPostprocessing.categories(scores, labels: custom.labels, options: customOptions))
             }
             try? canned.interpreter.setInput(0, e)
             canned.interpreter.invoke()
             let scores = (try? canned.interpreter.output(0)) ?? []
-            lists.append(ClassificationPostprocessing.categories(scores, labels: canned.labels, options: options.cannedGesturesClassifierOptions))
+            lists.append(ClassificationPostprocessing.categories(scores, labels: canned.labels, options: cannedOptions))
         }
         return CombinedPrediction.combine(lists).map { [$0] } ?? []
     }
 
     func process(_ image: MPImage, timestamp: Int) -> GestureRecognizerResult {
-        var r = GestureRecognizerResult(landmarks: [], worldLandmarks: [], handedness: [], gestures: [], timestampInMilliseconds: timestamp)
+        var r = GestureRecognizerResult(gestures: [], handedness: [], landmarks: [], worldLandmarks: [],
+                                        timestampInMilliseconds: timestamp)
         for (hand, gestures) in handsAndGestures(image) {
             let d = HandPipeline.display(hand, orientation: image.orientation)
             r.landmarks.append(d.landmarks)

@@ -1,23 +1,50 @@
 import Foundation
 
 /// Options of a `HandLandmarker` (MediaPipe Tasks' `HandLandmarkerOptions`).
-public struct HandLandmarkerOptions {
-    public var baseOptions = BaseOptions()
-    public var runningMode: RunningMode = .image
+public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
     /// Maximum number of hands to find.
     public var numHands = 1
+    /// Minimum palm detection score, in [0, 1].
     public var minHandDetectionConfidence: Float = 0.5
+    /// Minimum hand presence score of the landmark model, in [0, 1].
     public var minHandPresenceConfidence: Float = 0.5
     /// IoU above which a new palm is taken for a hand already tracked (video and live stream).
     public var minTrackingConfidence: Float = 0.5
+    /// Receives live-stream results (held weakly, as in MediaPipe).
     public weak var handLandmarkerLiveStreamDelegate: HandLandmarkerLiveStreamDelegate?
+    /// Alternative to the delegate: called with each live-stream result and its timestamp.
     public var resultCallback: ((Result<HandLandmarkerResult, Error>, Int) -> Void)?
-    public init() {}
+
+    public override init() { super.init() }
+
+    func copy() -> HandLandmarkerOptions {
+        let c = copyBase(into: HandLandmarkerOptions())
+        c.numHands = numHands
+        c.minHandDetectionConfidence = minHandDetectionConfidence
+        c.minHandPresenceConfidence = minHandPresenceConfidence
+        c.minTrackingConfidence = minTrackingConfidence
+        c.handLandmarkerLiveStreamDelegate = handLandmarkerLiveStreamDelegate
+        c.resultCallback = resultCallback
+        return c
+    }
+
+    var handSettings: HandPipeline.Settings {
+        HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
+                              minHandPresenceConfidence: minHandPresenceConfidence,
+                              minTrackingConfidence: minTrackingConfidence)
+    }
 }
 
+/// Receives the results of `HandLandmarker.detectAsync` on the landmarker's serial queue.
 public protocol HandLandmarkerLiveStreamDelegate: AnyObject {
     func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
                         timestampInMilliseconds: Int, error: Error?)
+}
+
+/// The method is optional, as in MediaPipe.
+extension HandLandmarkerLiveStreamDelegate {
+    public func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
+                               timestampInMilliseconds: Int, error: Error?) {}
 }
 
 /// Hands found in one image: per hand, 21 landmarks (normalized to the displayed image),
@@ -46,6 +73,7 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
 
 /// Finds hands and their landmarks, as MediaPipe Tasks' `HandLandmarker`.
 public final class HandLandmarker: @unchecked Sendable {
+    /// The options the landmarker was made with (a copy).
     public let options: HandLandmarkerOptions
     let pipeline: HandPipeline
     let runner: TaskRunner<HandLandmarkerResult>
@@ -60,28 +88,28 @@ public final class HandLandmarker: @unchecked Sendable {
     public static let handRingFingerConnections = HandConnections.ringFinger
     public static let handPinkyConnections = HandConnections.pinky
 
+    /// A landmarker in image mode with default options.
     public convenience init(modelPath: String) throws {
-        var o = HandLandmarkerOptions()
+        let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = modelPath
         try self.init(options: o)
     }
 
     public init(options: HandLandmarkerOptions) throws {
-        try HandPipeline.validate(numHands: options.numHands, [("minHandDetectionConfidence", options.minHandDetectionConfidence),
-                                                               ("minHandPresenceConfidence", options.minHandPresenceConfidence),
-                                                               ("minTrackingConfidence", options.minTrackingConfidence)])
-        let hasReceiver = options.handLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil
-        try TaskRunnerChecks.receivers(mode: options.runningMode, hasReceiver: hasReceiver, delegate: "handLandmarkerLiveStreamDelegate")
-        guard !options.baseOptions.modelAssetPath.isEmpty else { throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is empty") }
+        let options = options.copy()
+        let settings = options.handSettings
+        try settings.validate()
+        runner = try TaskRunner(mode: options.runningMode, label: "HandLandmarker",
+                                hasReceiver: options.handLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                delegate: "handLandmarkerLiveStreamDelegate")
+        let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
-        let source = try ModelSource(path: options.baseOptions.modelAssetPath)
-        pipeline = try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
-                                    threads: options.baseOptions.threads, numHands: options.numHands,
-                                    minHandDetectionConfidence: options.minHandDetectionConfidence,
-                                    minHandPresenceConfidence: options.minHandPresenceConfidence,
-                                    minTrackingConfidence: options.minTrackingConfidence)
-        runner = TaskRunner(mode: options.runningMode, label: "HandLandmarker")
-        runner.deliver = { [weak self] result, timestamp in
+        pipeline = try VisionTaskError.wrappingModelErrors {
+            let source = try ModelSource(path: path)
+            return try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
+                                    threads: options.baseOptions.threads, settings: settings)
+        }
+        runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.handLandmarkerLiveStreamDelegate?.handLandmarker(self, didFinishDetection: try? result.get(),
@@ -89,27 +117,44 @@ public final class HandLandmarker: @unchecked Sendable {
         }
     }
 
+    /// Finds hands in a single image (`.image` mode).
     public func detect(image: MPImage) throws -> HandLandmarkerResult {
         try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
     }
 
+    /// Finds hands in a video frame (`.video` mode); timestamps must increase.
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
         try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
             process(image, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
+                           timestamp: timestampInMilliseconds) { [self] in
             self.process($0, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// A single image without blocking the caller (`.image` mode).
     public func detect(image: MPImage) async throws -> HandLandmarkerResult {
         try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
     }
 
+    /// A video frame without blocking the caller (`.video` mode).
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
+        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
+                                       timestamp: timestampInMilliseconds) { [self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
+    }
+
+    /// Live-stream results as an `AsyncStream`, in timestamp order.
+    public var liveResults: AsyncStream<HandLandmarkerResult> { runner.liveResults }
+
+    /// Waits until every accepted live-stream frame has been delivered.
     public func waitForPendingResults() { runner.drain() }
 
     /// How many frames ran palm detection (video and live stream skip it while hands are tracked).
@@ -131,20 +176,4 @@ public final class HandLandmarker: @unchecked Sendable {
         }
         return result
     }
-}
-
-/// Checks shared by the tasks' initializers.
-enum TaskRunnerChecks {
-    static func receivers(mode: RunningMode, hasReceiver: Bool, delegate: String) throws {
-        if mode == .liveStream && !hasReceiver {
-            throw VisionTaskError.invalidOption("the liveStream running mode needs \(delegate) or resultCallback")
-        }
-        if mode != .liveStream && hasReceiver {
-            throw VisionTaskError.invalidOption("a live-stream delegate or resultCallback is only allowed in the liveStream running mode")
-        }
-    }
-}
-
-extension Result {
-    var error: Failure? { if case .failure(let e) = self { return e } else { return nil } }
 }

@@ -22,15 +22,25 @@ final class HandPipeline {
         var nextFrameRect: NormalizedRect
     }
 
-    let palm: ModelResources
+    /// The options of the hand landmarker graph.
+    struct Settings {
+        var numHands: Int
+        var minHandDetectionConfidence: Float
+        var minHandPresenceConfidence: Float
+        var minTrackingConfidence: Float
+
+        func validate() throws {
+            try OptionValidation.atLeastOne("numHands", numHands)
+            try OptionValidation.unitInterval([("minHandDetectionConfidence", minHandDetectionConfidence),
+                                               ("minHandPresenceConfidence", minHandPresenceConfidence),
+                                               ("minTrackingConfidence", minTrackingConfidence)])
+        }
+    }
+
+    let palm: DetectorStage
     let landmarkModel: ModelResources
-    let anchors: [Anchor]
-    let palmRange: ImageToTensor.ValueRange
     let landmarkRange: ImageToTensor.ValueRange
-    let numHands: Int
-    let minHandDetectionConfidence: Float
-    let minHandPresenceConfidence: Float
-    let minTrackingConfidence: Float
+    let settings: Settings
     var palmTargetAngle = HandPipeline.palmRotationTargetAngle
 
     /// Hand rects carried to the next frame (stream modes).
@@ -38,58 +48,38 @@ final class HandPipeline {
     /// How many times palm detection ran (for tests and benchmarks).
     private(set) var palmDetectionRuns = 0
 
-    init(source: ModelSource, threads: Int, numHands: Int, minHandDetectionConfidence: Float,
-         minHandPresenceConfidence: Float, minTrackingConfidence: Float) throws {
+    init(source: ModelSource, threads: Int, settings: Settings) throws {
         for name in ["hand_detector.tflite", "hand_landmarks_detector.tflite"] where !source.contains(name) {
-            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a hand landmarker bundle holds hand_detector.tflite and hand_landmarks_detector.tflite)")
+            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a hand landmarker bundle holds "
+                                               + "hand_detector.tflite and hand_landmarks_detector.tflite)")
         }
-        palm = try ModelResources(model: try source.model("hand_detector.tflite"), threads: threads)
+        let palmModel = try ModelResources(model: try source.model("hand_detector.tflite"), threads: threads)
         landmarkModel = try ModelResources(model: try source.model("hand_landmarks_detector.tflite"), threads: threads)
-        guard palm.inputWidth == 192, palm.inputHeight == 192, palm.interpreter.outputs.count == 2,
-              palm.interpreter.outputs[0].elementCount == 2016 * 18 else {
-            throw VisionTaskError.invalidModel("\(palm.model.name) is not a 192x192 palm detector with 2016 boxes")
+        guard palmModel.inputWidth == 192, palmModel.inputHeight == 192, palmModel.interpreter.outputs.count == 2,
+              palmModel.interpreter.outputs[0].elementCount == 2016 * 18 else {
+            throw VisionTaskError.invalidModel("\(palmModel.model.name) is not a 192x192 palm detector with 2016 boxes")
         }
         guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
               landmarkModel.interpreter.outputs[3].elementCount == 63 else {
             throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
         }
-        anchors = SsdAnchors.generate(.palm)
-        palmRange = try palm.inputRange(default: .init(min: 0, max: 1))
+        palm = DetectorStage(resources: palmModel, anchors: SsdAnchors.generate(.palm),
+                             decoding: .palm(minScore: settings.minHandDetectionConfidence),
+                             range: try palmModel.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)
         landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
-        self.numHands = numHands
-        self.minHandDetectionConfidence = minHandDetectionConfidence
-        self.minHandPresenceConfidence = minHandPresenceConfidence
-        self.minTrackingConfidence = minTrackingConfidence
-    }
-
-    static func validate(numHands: Int, _ confidences: [(String, Float)]) throws {
-        try OptionValidation.atLeastOne("numHands", numHands)
-        try OptionValidation.unitInterval(confidences)
+        self.settings = settings
     }
 
     /// Palm detection: hand rects (normalized, stored pixels), at most `numHands`.
     func detectHandRects(_ image: MPImage) -> [NormalizedRect] {
         palmDetectionRuns += 1
-        var roi = ImageToTensor.fullImageRoi(image)
-        _ = ImageToTensor.padRoi(&roi, tensorWidth: 192, tensorHeight: 192)
-        let flip = image.orientation.isMirrored
-        let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: 192, height: 192, border: .zero)
-        let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, flipHorizontally: flip)
-        let interpreter = palm.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: palmRange, into: $0) }
-        interpreter.invoke()
-        let decoded = interpreter.withOutput(0) { boxes in
-            interpreter.withOutput(1) { scores in
-                TensorsToDetections.decode(boxes: boxes, scores: scores, anchors: anchors, options: .palm(minScore: minHandDetectionConfidence))
-            }
-        }
-        let palms = WeightedNonMaxSuppression.suppress(decoded, threshold: 0.3).map { DetectionProjection.project($0, matrix: matrix) }
+        let palms = palm.run(image).projected()
         let rects = palms.map { d -> NormalizedRect in
-            let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, startKeypoint: 0, endKeypoint: 2,
-                                           targetAngle: palmTargetAngle)
+            let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
+                                           startKeypoint: 0, endKeypoint: 2, targetAngle: palmTargetAngle)
             return RectTransformation.palmToHand.apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         }
-        return Array(rects.prefix(numHands))
+        return Array(rects.prefix(settings.numHands))
     }
 
     /// The landmark model on one hand rect; nil when the hand is not present.
@@ -103,7 +93,7 @@ final class HandPipeline {
         interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
         interpreter.invoke()
         let presence = interpreter.withOutput(1) { $0[0] }
-        guard presence > minHandPresenceConfidence else { return nil }
+        guard presence > settings.minHandPresenceConfidence else { return nil }
         let raw = interpreter.withOutput(2) { $0[0] }
         let handedness = raw > 0.5 ? ResultCategory(index: 0, score: raw, categoryName: "Right", displayName: "Right")
             : ResultCategory(index: 1, score: Float(1.0 - Double(raw)), categoryName: "Left", displayName: "Left")
@@ -122,12 +112,13 @@ final class HandPipeline {
         var rects: [NormalizedRect]
         if stream {
             let tracked = trackedRects
-            rects = tracked.count >= numHands ? tracked
-                : HandAssociation.associate(tracked: tracked, detected: detectHandRects(image), minSimilarity: minTrackingConfidence)
+            rects = tracked.count >= settings.numHands ? tracked
+                : HandAssociation.associate(tracked: tracked, detected: detectHandRects(image),
+                                            minSimilarity: settings.minTrackingConfidence)
         } else {
             rects = detectHandRects(image)
         }
-        rects = Array(rects.prefix(numHands))
+        rects = Array(rects.prefix(settings.numHands))
         let found = rects.compactMap { landmarks(image, rect: $0) }
         let kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth, imageHeight: image.pixelHeight).map { found[$0] }
         if stream { trackedRects = kept.map(\.nextFrameRect) }

@@ -11,14 +11,14 @@ public enum PoseDetectorMode: Sendable {
 /// Options shared by the base and accurate detectors (ML Kit's `CommonPoseDetectorOptions`).
 public class CommonPoseDetectorOptions {
     public var detectorMode: PoseDetectorMode = .stream
-    /// The pose landmarker bundle to use; defaults to the model of this options class in `Models/`.
+    /// The pose landmarker bundle to use: a path, or the name of an installed model, found as
+    /// `ModelLocator` describes. Defaults to the bundle of this options class.
     public var modelAssetPath: String
-    /// Worker threads inside one inference.
+    /// Worker threads inside one inference, 1...64.
     public var threads = 1
 
     init(defaultModel: String) {
-        let env = ProcessInfo.processInfo.environment["TASKSVISION_MODELS"] ?? "Models"
-        modelAssetPath = env + "/" + defaultModel
+        modelAssetPath = defaultModel
     }
 }
 
@@ -45,8 +45,25 @@ public enum PoseLandmarkType: String, CaseIterable, Sendable, Codable {
 
 /// A point in image pixels; z is on the same scale, with the hips as origin (ML Kit's `Vision3DPoint`).
 public struct Vision3DPoint: Sendable, Equatable, Codable {
-    public var x: Float, y: Float, z: Float
-    public init(x: Float, y: Float, z: Float) { self.x = x; self.y = y; self.z = z }
+    public var x: CGFloat, y: CGFloat, z: CGFloat
+    public init(x: CGFloat, y: CGFloat, z: CGFloat) { self.x = x; self.y = y; self.z = z }
+
+    // JSON: the coordinates written as the Float they were computed in.
+    enum CodingKeys: String, CodingKey { case x, y, z }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Float(x), forKey: .x)
+        try c.encode(Float(y), forKey: .y)
+        try c.encode(Float(z), forKey: .z)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        x = CGFloat(try c.decode(Float.self, forKey: .x))
+        y = CGFloat(try c.decode(Float.self, forKey: .y))
+        z = CGFloat(try c.decode(Float.self, forKey: .z))
+    }
 }
 
 /// One landmark of a pose (ML Kit's `PoseLandmark`).
@@ -55,6 +72,10 @@ public struct PoseLandmark: Sendable, Equatable, Codable {
     public var position: Vision3DPoint
     /// The likelihood that the landmark is inside the image, from the model's presence output.
     public var inFrameLikelihood: Float
+
+    public init(type: PoseLandmarkType, position: Vision3DPoint, inFrameLikelihood: Float) {
+        self.type = type; self.position = position; self.inFrameLikelihood = inFrameLikelihood
+    }
 }
 
 /// A detected pose (ML Kit's `Pose`).
@@ -67,9 +88,10 @@ public struct Pose: Sendable, Equatable, Codable {
     }
 }
 
-/// An image to detect in, with its orientation (ML Kit's `VisionImage`); mirrored orientations are supported.
-public struct VisionImage: Sendable {
-    public var image: MPImage
+/// An image to detect in, with its orientation (ML Kit's `VisionImage`, a class as there, so the
+/// guides' `let image = VisionImage(...); image.orientation = ...` works); mirrored orientations are supported.
+public final class VisionImage: @unchecked Sendable {
+    public private(set) var image: MPImage
     public var orientation: ImageOrientation {
         get { image.orientation }
         set { image = image.withOrientation(newValue) }
@@ -83,25 +105,35 @@ public struct VisionImage: Sendable {
 /// the landmarks as MediaPipe does; in `.singleImage` mode every call detects afresh.
 public final class PoseDetector: @unchecked Sendable {
     public let options: CommonPoseDetectorOptions
-    let pipeline: PosePipeline
+    /// The loaded pipeline, or why it could not be loaded (given by every call, as ML Kit does).
+    let loaded: Result<PosePipeline, Error>
     let mode: PoseDetectorMode
+    let runner: TaskRunner<[Pose]>
     private let lock = NSLock()
-    private var lastTimestamp: Int?
-    private let clockStart = DispatchTime.now().uptimeNanoseconds
     private let queue = DispatchQueue(label: "TasksVision.PoseDetector")
 
-    /// A detector for the options (ML Kit's `PoseDetector.poseDetector(options:)`).
-    public static func poseDetector(options: CommonPoseDetectorOptions) throws -> PoseDetector {
-        try PoseDetector(options: options)
+    /// A detector for the options (ML Kit's `PoseDetector.poseDetector(options:)`). As in ML Kit it
+    /// does not throw: a bad model or option is the error of the first `results(in:)` or `process`.
+    public static func poseDetector(options: CommonPoseDetectorOptions) -> PoseDetector {
+        PoseDetector(options: options)
     }
 
-    init(options: CommonPoseDetectorOptions) throws {
-        guard options.threads >= 1 && options.threads <= 64 else { throw VisionTaskError.invalidOption("threads must be in 1...64, got \(options.threads)") }
+    init(options: CommonPoseDetectorOptions) {
         self.options = options
         mode = options.detectorMode
-        pipeline = try PosePipeline(source: try ModelSource(path: options.modelAssetPath), threads: options.threads, numPoses: 1,
-                                    minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5, minTrackingConfidence: 0.5,
-                                    rotatedDetectionAsMediaPipe: false)
+        runner = TaskRunner(mode: options.detectorMode == .stream ? .video : .image, label: "PoseDetector")
+        let (path, threads) = (options.modelAssetPath, options.threads)
+        loaded = Result {
+            guard (1...64).contains(threads) else {
+                throw VisionTaskError.invalidOption("threads must be in 1...64, got \(threads)")
+            }
+            let file = try ModelLocator.resolveForTask(path)
+            return try VisionTaskError.wrappingModelErrors {
+                try PosePipeline(source: try ModelSource(path: file), threads: threads, numPoses: 1,
+                                 minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5,
+                                 minTrackingConfidence: 0.5, rotatedDetectionAsMediaPipe: false)
+            }
+        }
     }
 
     /// The poses in an image (one at most); an empty array when nobody is found.
@@ -111,17 +143,10 @@ public final class PoseDetector: @unchecked Sendable {
 
     /// Stream mode with your own timestamps (they must increase).
     public func results(in image: VisionImage, timestampInMilliseconds: Int?) throws -> [Pose] {
+        let pipeline = try loaded.get()
         lock.lock(); defer { lock.unlock() }
         let stream = mode == .stream
-        var t = 0
-        if stream {
-            t = timestampInMilliseconds ?? Int((DispatchTime.now().uptimeNanoseconds - clockStart) / 1_000_000)
-            if let last = lastTimestamp, t <= last {
-                if timestampInMilliseconds != nil { throw VisionTaskError.nonMonotonicTimestamp(received: t, previous: last) }
-                t = last + 1
-            }
-            lastTimestamp = t
-        }
+        let t = stream ? try runner.acceptOrClock(timestampInMilliseconds) : 0
         let img = image.image
         return pipeline.process(img, stream: stream, timestampMilliseconds: t).map { Self.pose($0, image: img) }
     }
@@ -140,6 +165,7 @@ public final class PoseDetector: @unchecked Sendable {
         }
     }
 
+    /// The async form of `process(_:completion:)`.
     public func process(_ image: VisionImage) async throws -> [Pose] {
         let owned = VisionImage(image: image.image.owned())
         return try await withCheckedThrowingContinuation { c in
@@ -148,14 +174,18 @@ public final class PoseDetector: @unchecked Sendable {
     }
 
     /// How many calls ran the pose detector (stream mode skips it while a person is tracked).
-    public var detectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.detectorRuns }
+    public var detectionCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return (try? loaded.get())?.detectorRuns ?? 0
+    }
 
     static func pose(_ p: PosePipeline.Pose, image: MPImage) -> Pose {
         let d = PosePipeline.display(p, orientation: image.orientation)
         let W = Float(image.width), H = Float(image.height)
         let landmarks = PoseLandmarkType.allCases.enumerated().map { i, type in
             let lm = d.landmarks[i]
-            return PoseLandmark(type: type, position: Vision3DPoint(x: lm.x * W, y: lm.y * H, z: lm.z * W), inFrameLikelihood: lm.presence ?? 0)
+            let position = Vision3DPoint(x: CGFloat(lm.x * W), y: CGFloat(lm.y * H), z: CGFloat(lm.z * W))
+            return PoseLandmark(type: type, position: position, inFrameLikelihood: lm.presence ?? 0)
         }
         return Pose(landmarks: landmarks)
     }

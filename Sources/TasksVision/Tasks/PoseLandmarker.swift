@@ -1,18 +1,33 @@
 import Foundation
 
 /// Options of a `PoseLandmarker` (MediaPipe Tasks' `PoseLandmarkerOptions`).
-public struct PoseLandmarkerOptions {
-    public var baseOptions = BaseOptions()
-    public var runningMode: RunningMode = .image
+public final class PoseLandmarkerOptions: TaskOptions, @unchecked Sendable {
+    /// Maximum number of poses to find.
     public var numPoses = 1
     public var minPoseDetectionConfidence: Float = 0.5
     public var minPosePresenceConfidence: Float = 0.5
     public var minTrackingConfidence: Float = 0.5
+    /// Receives live-stream results (held weakly, as in MediaPipe).
     public weak var poseLandmarkerLiveStreamDelegate: PoseLandmarkerLiveStreamDelegate?
+    /// Alternative to the delegate: called with each live-stream result and its timestamp.
     public var resultCallback: ((Result<PoseLandmarkerResult, Error>, Int) -> Void)?
-    public init() {}
+
+    public override init() { super.init() }
+
+    func copy() -> PoseLandmarkerOptions {
+        let c = copyBase(into: PoseLandmarkerOptions())
+        c.numPoses = numPoses
+        c.minPoseDetectionConfidence = minPoseDetectionConfidence
+        c.minPosePresenceConfidence = minPosePresenceConfidence
+        c.minTrackingConfidence = minTrackingConfidence
+        c.poseLandmarkerLiveStreamDelegate = poseLandmarkerLiveStreamDelegate
+        c.resultCallback = resultCallback
+        return c
+    }
 }
 
+/// Receives the results of `PoseLandmarker.detectAsync` on the landmarker's serial queue
+/// (the method is required, as in MediaPipe).
 public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
     func poseLandmarker(_ poseLandmarker: PoseLandmarker, didFinishDetection result: PoseLandmarkerResult?,
                         timestampInMilliseconds: Int, error: Error?)
@@ -47,31 +62,45 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
 /// be the upright image's. Landmarks are normalized to the displayed image, as in the other
 /// tasks. For orientation-correct poses on turned images use ML Kit's `PoseDetector`.
 public final class PoseLandmarker: @unchecked Sendable {
+    /// The options the landmarker was made with (a copy).
     public let options: PoseLandmarkerOptions
     let pipeline: PosePipeline
     let runner: TaskRunner<PoseLandmarkerResult>
     private let lock = NSLock()
 
+    /// MediaPipe's 35 pose connections, for drawing.
+    public static let poseLandmarks: [Connection] = [
+        (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10), (11, 12), (11, 13), (13, 15),
+        (15, 17), (15, 19), (15, 21), (17, 19), (12, 14), (14, 16), (16, 18), (16, 20), (16, 22), (18, 20),
+        (11, 23), (12, 24), (23, 24), (23, 25), (24, 26), (25, 27), (26, 28), (27, 29), (28, 30), (29, 31),
+        (30, 32), (27, 31), (28, 32),
+    ].map { Connection(start: $0.0, end: $0.1) }
+
+    /// A landmarker in image mode with default options.
     public convenience init(modelPath: String) throws {
-        var o = PoseLandmarkerOptions()
+        let o = PoseLandmarkerOptions()
         o.baseOptions.modelAssetPath = modelPath
         try self.init(options: o)
     }
 
     public init(options: PoseLandmarkerOptions) throws {
-        try PosePipeline.validate(numPoses: options.numPoses, [("minPoseDetectionConfidence", options.minPoseDetectionConfidence),
-                                                               ("minPosePresenceConfidence", options.minPosePresenceConfidence),
-                                                               ("minTrackingConfidence", options.minTrackingConfidence)])
-        let hasReceiver = options.poseLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil
-        try TaskRunnerChecks.receivers(mode: options.runningMode, hasReceiver: hasReceiver, delegate: "poseLandmarkerLiveStreamDelegate")
-        guard !options.baseOptions.modelAssetPath.isEmpty else { throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is empty") }
+        let options = options.copy()
+        try PosePipeline.validate(numPoses: options.numPoses, [
+            ("minPoseDetectionConfidence", options.minPoseDetectionConfidence),
+            ("minPosePresenceConfidence", options.minPosePresenceConfidence),
+            ("minTrackingConfidence", options.minTrackingConfidence)])
+        runner = try TaskRunner(mode: options.runningMode, label: "PoseLandmarker",
+                                hasReceiver: options.poseLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                delegate: "poseLandmarkerLiveStreamDelegate")
+        let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
-        pipeline = try PosePipeline(source: try ModelSource(path: options.baseOptions.modelAssetPath), threads: options.baseOptions.threads,
-                                    numPoses: options.numPoses, minPoseDetectionConfidence: options.minPoseDetectionConfidence,
-                                    minPosePresenceConfidence: options.minPosePresenceConfidence, minTrackingConfidence: options.minTrackingConfidence,
-                                    rotatedDetectionAsMediaPipe: true)
-        runner = TaskRunner(mode: options.runningMode, label: "PoseLandmarker")
-        runner.deliver = { [weak self] result, timestamp in
+        pipeline = try VisionTaskError.wrappingModelErrors {
+            try PosePipeline(source: try ModelSource(path: path), threads: options.baseOptions.threads,
+                             numPoses: options.numPoses, minPoseDetectionConfidence: options.minPoseDetectionConfidence,
+                             minPosePresenceConfidence: options.minPosePresenceConfidence,
+                             minTrackingConfidence: options.minTrackingConfidence, rotatedDetectionAsMediaPipe: true)
+        }
+        runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.poseLandmarkerLiveStreamDelegate?.poseLandmarker(self, didFinishDetection: try? result.get(),
@@ -79,23 +108,44 @@ public final class PoseLandmarker: @unchecked Sendable {
         }
     }
 
+    /// Finds poses in a single image (`.image` mode).
     public func detect(image: MPImage) throws -> PoseLandmarkerResult {
         try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
     }
 
+    /// Finds poses in a video frame (`.video` mode); timestamps must increase.
     public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
         try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
             process(image, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
     public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image, timestamp: timestampInMilliseconds) { [self] in
+        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
+                           timestamp: timestampInMilliseconds) { [self] in
             self.process($0, timestamp: timestampInMilliseconds)
         }
     }
 
+    /// A single image without blocking the caller (`.image` mode).
+    public func detect(image: MPImage) async throws -> PoseLandmarkerResult {
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
+    }
+
+    /// A video frame without blocking the caller (`.video` mode).
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
+        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
+                                       timestamp: timestampInMilliseconds) { [self] in
+            self.process($0, timestamp: timestampInMilliseconds)
+        }
+    }
+
+    /// Live-stream results as an `AsyncStream`, in timestamp order.
+    public var liveResults: AsyncStream<PoseLandmarkerResult> { runner.liveResults }
+
+    /// Waits until every accepted live-stream frame has been delivered.
     public func waitForPendingResults() { runner.drain() }
 
     /// How many frames ran the pose detector.

@@ -15,17 +15,15 @@ final class PosePipeline {
         var nextFrameRect: NormalizedRect
     }
 
-    let detector: ModelResources
+    let detector: DetectorStage
     let landmarkModel: ModelResources
-    let anchors: [Anchor]
-    let detectorRange: ImageToTensor.ValueRange
     let landmarkRange: ImageToTensor.ValueRange
     let numPoses: Int
     let minPoseDetectionConfidence: Float
     let minPosePresenceConfidence: Float
     let minTrackingConfidence: Float
     /// MediaPipe's `min_suppression_threshold` default for pose (pose_detector_graph_options.proto).
-    let minSuppressionThreshold: Float = 0.5
+    static let minSuppressionThreshold: Float = 0.5
 
     var trackedRects: [NormalizedRect] = []
     var smoother = PoseLandmarkSmoother()
@@ -46,17 +44,20 @@ final class PosePipeline {
         for name in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] where !source.contains(name) {
             throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds pose_detector.tflite and pose_landmarks_detector.tflite)")
         }
-        detector = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
+        let detectorModel = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
         landmarkModel = try ModelResources(model: try source.model("pose_landmarks_detector.tflite"), threads: threads)
-        guard detector.inputWidth == 224, detector.interpreter.outputs.count == 2, detector.interpreter.outputs[0].elementCount == 2254 * 12 else {
-            throw VisionTaskError.invalidModel("\(detector.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
+        guard detectorModel.inputWidth == 224, detectorModel.inputHeight == 224, detectorModel.interpreter.outputs.count == 2,
+              detectorModel.interpreter.outputs[0].elementCount == 2254 * 12 else {
+            throw VisionTaskError.invalidModel("\(detectorModel.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
         }
         let outs = landmarkModel.interpreter.outputs
         guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4, outs[3].shape[3] == 39 else {
             throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
         }
-        anchors = SsdAnchors.generate(.pose)
-        detectorRange = try detector.inputRange(default: .init(min: -1, max: 1))
+        detector = DetectorStage(resources: detectorModel, anchors: SsdAnchors.generate(.pose),
+                                 decoding: .pose(minScore: minPoseDetectionConfidence),
+                                 range: try detectorModel.inputRange(default: .init(min: -1, max: 1)),
+                                 suppressionThreshold: Self.minSuppressionThreshold)
         landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
         self.numPoses = numPoses
         self.minPoseDetectionConfidence = minPoseDetectionConfidence
@@ -67,29 +68,11 @@ final class PosePipeline {
     /// Pose detection: expanded pose rects (normalized, stored pixels), best first.
     func detectPoseRects(_ image: MPImage) -> [NormalizedRect] {
         detectorRuns += 1
-        var roi = ImageToTensor.fullImageRoi(image)
-        let padding = ImageToTensor.padRoi(&roi, tensorWidth: 224, tensorHeight: 224)
-        let flip = image.orientation.isMirrored
-        let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: 224, height: 224, border: .zero)
-        let interpreter = detector.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: detectorRange, into: $0) }
-        interpreter.invoke()
-        let decoded = interpreter.withOutput(0) { boxes in
-            interpreter.withOutput(1) { scores in
-                TensorsToDetections.decode(boxes: boxes, scores: scores, anchors: anchors, options: .pose(minScore: minPoseDetectionConfidence))
-            }
-        }
-        let kept = WeightedNonMaxSuppression.suppress(decoded, threshold: minSuppressionThreshold)
+        let found = detector.run(image)
         // MediaPipe removes the letterbox here, which ignores the ROI's rotation (see
         // `rotatedDetectionAsMediaPipe`); otherwise a turned or mirrored image is projected with the crop's matrix.
-        let located: [RawDetection]
-        if image.orientation == .up || (rotatedDetectionAsMediaPipe && !image.orientation.isMirrored) {
-            let pad = LetterboxPadding(left: padding.left, top: padding.top, right: padding.right, bottom: padding.bottom)
-            located = kept.map { LetterboxRemoval.detection($0, pad) }
-        } else {
-            let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, flipHorizontally: flip)
-            located = kept.map { DetectionProjection.project($0, matrix: matrix) }
-        }
+        let asMediaPipe = image.orientation == .up || (rotatedDetectionAsMediaPipe && !image.orientation.isMirrored)
+        let located = asMediaPipe ? found.letterboxRemoved() : found.projected()
         return located.prefix(numPoses).map { d in
             let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1], imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
             return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)

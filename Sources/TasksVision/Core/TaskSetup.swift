@@ -1,0 +1,13 @@
+/// What every task checks of its base options before loading a model.
+enum TaskSetup {
+    /// The model file of the base options, found where `ModelLocator` looks; checks `threads` too.
+    static func modelPath(_ base: BaseOptions) throws -> String {
+        guard (1...64).contains(base.threads) else {
+            throw VisionTaskError.invalidOption("baseOptions.threads must be in 1...64, got \(base.threads)")
+        }
+        guard let path = base.modelAssetPath, !path.isEmpty else {
+            throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is not set (nil or empty)")
+        }
+        return try ModelLocator.resolveForTask(path)
+    }
+}
