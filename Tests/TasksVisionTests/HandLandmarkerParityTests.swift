@@ -255,7 +255,7 @@ extension GestureRecognizerParityTests {
             let r = try recognizer("gesture_recognizer.task", mode: .video)
             return try fx.results.enumerated().map { i, e in
                 let sign: Float = i % 2 == 0 ? 1 : -1
-                r.pipeline.trackedRects = r.pipeline.trackedRects.map { var x = $0; x.xCenter += sign * nudge; return x }
+                r.pipeline.tracked = r.pipeline.tracked.map { var x = $0; x.rect.xCenter += sign * nudge; return x }
                 let image = try TestImages.load(Paths.sequences + "/hand_asl_1/" + e.file)
                 return r.handsAndGestures(image).first?.gestures.first?.score ?? -1
             }

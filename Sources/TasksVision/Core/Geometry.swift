@@ -9,7 +9,7 @@ public struct RotatedRect: Sendable, Equatable {
 }
 
 /// A rectangle rotated about its center in normalized image coordinates (MediaPipe's `NormalizedRect`).
-public struct NormalizedRect: Sendable, Equatable {
+public struct NormalizedRect: Sendable, Equatable, Codable {
     public var xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float
     public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float = 0) {
         self.xCenter = xCenter; self.yCenter = yCenter; self.width = width; self.height = height; self.rotation = rotation

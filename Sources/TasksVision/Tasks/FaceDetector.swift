@@ -122,14 +122,15 @@ public final class FaceDetector: @unchecked Sendable {
     }
 
     /// Detects faces in a single image (`.image` mode).
-    public func detect(image: MPImage) throws -> FaceDetectorResult {
-        try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
+        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// Detects faces in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
         try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            process(image, timestamp: timestampInMilliseconds)
+            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
@@ -137,23 +138,25 @@ public final class FaceDetector: @unchecked Sendable {
     /// arrives on the detector's serial queue. A frame sent while the previous one is
     /// still being processed is dropped (the method returns false).
     @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
         try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
                            timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// Detects faces in a single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage) async throws -> FaceDetectorResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> FaceDetectorResult {
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> FaceDetectorResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> FaceDetectorResult {
         try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
                                        timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
@@ -165,8 +168,11 @@ public final class FaceDetector: @unchecked Sendable {
 
     /// The pipeline: letterboxed crop, inference, decoding, weighted NMS, projection;
     /// then the conversion to the displayed image's pixels.
-    func process(_ image: MPImage, timestamp: Int) -> FaceDetectorResult {
-        let detections = detectNormalized(image).map { Self.displayDetection($0, image: image) }
+    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
+        let region = try ImageRegion.of(roi, image: image)
+        let input = try region?.crop(image) ?? image
+        var detections = detectNormalized(input).map { Self.displayDetection($0, image: input) }
+        if let region { detections = detections.map(region.detection) }
         return FaceDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
     }
 

@@ -9,6 +9,9 @@ public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
     public var minHandDetectionConfidence: Float = 0.5
     public var minHandPresenceConfidence: Float = 0.5
     public var minTrackingConfidence: Float = 0.5
+    /// Smooths landmarks over time per tracked hand in video and live-stream mode (one-euro filters,
+    /// see `HandLandmarkSmoothing`). Off by default, as in MediaPipe, which does not smooth hands.
+    public var smoothLandmarks = false
     /// Options of the canned classifier (None, Closed_Fist, Open_Palm, Pointing_Up, Thumb_Down, Thumb_Up,
     /// Victory, ILoveYou); nil keeps the defaults.
     public var cannedGesturesClassifierOptions: ClassifierOptions?
@@ -27,6 +30,7 @@ public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
         c.minHandDetectionConfidence = minHandDetectionConfidence
         c.minHandPresenceConfidence = minHandPresenceConfidence
         c.minTrackingConfidence = minTrackingConfidence
+        c.smoothLandmarks = smoothLandmarks
         c.cannedGesturesClassifierOptions = cannedGesturesClassifierOptions?.copy()
         c.customGesturesClassifierOptions = customGesturesClassifierOptions?.copy()
         c.gestureRecognizerLiveStreamDelegate = gestureRecognizerLiveStreamDelegate
@@ -37,7 +41,7 @@ public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
     var handSettings: HandPipeline.Settings {
         HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
                               minHandPresenceConfidence: minHandPresenceConfidence,
-                              minTrackingConfidence: minTrackingConfidence)
+                              minTrackingConfidence: minTrackingConfidence, smoothLandmarks: smoothLandmarks)
     }
 }
 
@@ -65,6 +69,9 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
     public var worldLandmarks: [[Landmark]]
     public var handedness: [[ResultCategory]]
     public var gestures: [[ResultCategory]]
+    /// Per hand, the ID of its track in video and live-stream mode (stable while the hand is
+    /// tracked, never reused); nil in image mode.
+    public var trackingIds: [Int]?
     public var timestampInMilliseconds: Int
 
     public init(gestures: [[ResultCategory]], handedness: [[ResultCategory]], landmarks: [[NormalizedLandmark]],
@@ -73,7 +80,7 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
         self.timestampInMilliseconds = timestampInMilliseconds
     }
 
-    enum CodingKeys: String, CodingKey { case gestures, handedness, landmarks, worldLandmarks }
+    enum CodingKeys: String, CodingKey { case gestures, handedness, landmarks, worldLandmarks, trackingIds }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -81,6 +88,7 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
         worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
         handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
         gestures = try c.decode([[ResultCategory]].self, forKey: .gestures)
+        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
         timestampInMilliseconds = 0
     }
 }
@@ -98,6 +106,7 @@ public final class GestureRecognizer: @unchecked Sendable {
     let customOptions: ClassifierOptions
     let runner: TaskRunner<GestureRecognizerResult>
     private let lock = NSLock()
+    private var regions = RegionRunner()
 
     /// A recognizer in image mode with default options.
     public convenience init(modelPath: String) throws {
@@ -169,36 +178,39 @@ public final class GestureRecognizer: @unchecked Sendable {
     }
 
     /// Recognizes gestures in a single image (`.image` mode).
-    public func recognize(image: MPImage) throws -> GestureRecognizerResult {
-        try runner.runImage("recognize(image:)") { process(image, timestamp: 0) }
+    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
+        try runner.runImage("recognize(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// Recognizes gestures in a video frame (`.video` mode); timestamps must increase.
-    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> GestureRecognizerResult {
+    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
         try runner.runVideo("recognize(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            process(image, timestamp: timestampInMilliseconds)
+            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
-    public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+    public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
         try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image,
                            timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// A single image without blocking the caller (`.image` mode).
-    public func recognize(image: MPImage) async throws -> GestureRecognizerResult {
-        try await runner.runImageAsync("recognize(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
+    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
+        try await runner.runImageAsync("recognize(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// A video frame without blocking the caller (`.video` mode).
-    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> GestureRecognizerResult {
+    public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
         try await runner.runVideoAsync("recognize(videoFrame:timestampInMilliseconds:)", image: image,
                                        timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
@@ -211,9 +223,13 @@ public final class GestureRecognizer: @unchecked Sendable {
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
 
     /// Hands (stored-pixel coordinates) with their gestures.
-    func handsAndGestures(_ image: MPImage) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
+    func handsAndGestures(_ image: MPImage, timestamp: Int = 0) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
         lock.lock(); defer { lock.unlock() }
-        let hands = pipeline.process(image, stream: options.runningMode != .image)
+        return handsAndGesturesLocked(image, timestamp: timestamp)
+    }
+
+    private func handsAndGesturesLocked(_ image: MPImage, timestamp: Int) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
+        let hands = pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
         return hands.map { ($0, gestures(for: $0, image: image)) }
     }
 
@@ -261,16 +277,29 @@ public final class GestureRecognizer: @unchecked Sendable {
         return CombinedPrediction.combine(lists).map { [$0] } ?? []
     }
 
-    func process(_ image: MPImage, timestamp: Int) -> GestureRecognizerResult {
+    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
+        lock.lock(); defer { lock.unlock() }
+        return try regions.run(image, roi, pipeline: pipeline, { input in
+            result(handsAndGesturesLocked(input, timestamp: timestamp), image: input, timestamp: timestamp)
+        }, map: { r, region in
+            var r = r
+            r.landmarks = region.landmarks(r.landmarks)
+            return r
+        })
+    }
+
+    func result(_ found: [(hand: HandPipeline.Hand, gestures: [ResultCategory])], image: MPImage,
+                timestamp: Int) -> GestureRecognizerResult {
         var r = GestureRecognizerResult(gestures: [], handedness: [], landmarks: [], worldLandmarks: [],
                                         timestampInMilliseconds: timestamp)
-        for (hand, gestures) in handsAndGestures(image) {
+        for (hand, gestures) in found {
             let d = HandPipeline.display(hand, orientation: image.orientation)
             r.landmarks.append(d.landmarks)
             r.worldLandmarks.append(d.world)
             r.handedness.append([hand.handedness])
             r.gestures.append(gestures)
         }
+        if options.runningMode != .image { r.trackingIds = found.map { $0.hand.trackId ?? 0 } }
         return r
     }
 }

@@ -10,6 +10,9 @@ public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
     public var minHandPresenceConfidence: Float = 0.5
     /// IoU above which a new palm is taken for a hand already tracked (video and live stream).
     public var minTrackingConfidence: Float = 0.5
+    /// Smooths landmarks over time per tracked hand in video and live-stream mode (one-euro filters,
+    /// see `HandLandmarkSmoothing`). Off by default, as in MediaPipe, which does not smooth hands.
+    public var smoothLandmarks = false
     /// Receives live-stream results (held weakly, as in MediaPipe).
     public weak var handLandmarkerLiveStreamDelegate: HandLandmarkerLiveStreamDelegate?
     /// Alternative to the delegate: called with each live-stream result and its timestamp.
@@ -23,6 +26,7 @@ public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
         c.minHandDetectionConfidence = minHandDetectionConfidence
         c.minHandPresenceConfidence = minHandPresenceConfidence
         c.minTrackingConfidence = minTrackingConfidence
+        c.smoothLandmarks = smoothLandmarks
         c.handLandmarkerLiveStreamDelegate = handLandmarkerLiveStreamDelegate
         c.resultCallback = resultCallback
         return c
@@ -31,7 +35,7 @@ public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
     var handSettings: HandPipeline.Settings {
         HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
                               minHandPresenceConfidence: minHandPresenceConfidence,
-                              minTrackingConfidence: minTrackingConfidence)
+                              minTrackingConfidence: minTrackingConfidence, smoothLandmarks: smoothLandmarks)
     }
 }
 
@@ -53,6 +57,9 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
     public var landmarks: [[NormalizedLandmark]]
     public var worldLandmarks: [[Landmark]]
     public var handedness: [[ResultCategory]]
+    /// Per hand, the ID of its track in video and live-stream mode (stable while the hand is
+    /// tracked, never reused); nil in image mode.
+    public var trackingIds: [Int]?
     public var timestampInMilliseconds: Int
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]], timestampInMilliseconds: Int = 0) {
@@ -60,13 +67,14 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
         self.timestampInMilliseconds = timestampInMilliseconds
     }
 
-    enum CodingKeys: String, CodingKey { case handedness, landmarks, worldLandmarks }
+    enum CodingKeys: String, CodingKey { case handedness, landmarks, worldLandmarks, trackingIds }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
         worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
         handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
+        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
         timestampInMilliseconds = 0
     }
 }
@@ -78,6 +86,7 @@ public final class HandLandmarker: @unchecked Sendable {
     let pipeline: HandPipeline
     let runner: TaskRunner<HandLandmarkerResult>
     private let lock = NSLock()
+    private var regions = RegionRunner()
 
     /// Hand connections for drawing.
     public static let handConnections = HandConnections.all
@@ -118,36 +127,39 @@ public final class HandLandmarker: @unchecked Sendable {
     }
 
     /// Finds hands in a single image (`.image` mode).
-    public func detect(image: MPImage) throws -> HandLandmarkerResult {
-        try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
+        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// Finds hands in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> HandLandmarkerResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
         try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            process(image, timestamp: timestampInMilliseconds)
+            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
         try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
                            timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// A single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage) async throws -> HandLandmarkerResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandLandmarkerResult {
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> HandLandmarkerResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandLandmarkerResult {
         try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
                                        timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
@@ -160,13 +172,24 @@ public final class HandLandmarker: @unchecked Sendable {
     /// How many frames ran palm detection (video and live stream skip it while hands are tracked).
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
 
-    func hands(_ image: MPImage) -> [HandPipeline.Hand] {
+    func hands(_ image: MPImage, timestamp: Int = 0) -> [HandPipeline.Hand] {
         lock.lock(); defer { lock.unlock() }
-        return pipeline.process(image, stream: options.runningMode != .image)
+        return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    func process(_ image: MPImage, timestamp: Int) -> HandLandmarkerResult {
-        let found = hands(image)
+    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
+        lock.lock(); defer { lock.unlock() }
+        let stream = options.runningMode != .image
+        return try regions.run(image, roi, pipeline: pipeline, { input in
+            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input, timestamp: timestamp)
+        }, map: { r, region in
+            var r = r
+            r.landmarks = region.landmarks(r.landmarks)
+            return r
+        })
+    }
+
+    func result(_ found: [HandPipeline.Hand], image: MPImage, timestamp: Int) -> HandLandmarkerResult {
         var result = HandLandmarkerResult(landmarks: [], worldLandmarks: [], handedness: [], timestampInMilliseconds: timestamp)
         for h in found {
             let d = HandPipeline.display(h, orientation: image.orientation)
@@ -174,6 +197,7 @@ public final class HandLandmarker: @unchecked Sendable {
             result.worldLandmarks.append(d.world)
             result.handedness.append([h.handedness])
         }
+        if options.runningMode != .image { result.trackingIds = found.map { $0.trackId ?? 0 } }
         return result
     }
 }

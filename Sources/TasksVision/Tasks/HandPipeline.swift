@@ -5,7 +5,7 @@ import TasksVisionFormat
 /// The hand landmarker graph shared by `HandLandmarker` and `GestureRecognizer`: palm
 /// detection, palm-to-hand rects, the landmark model on rotated crops, tracking from
 /// the previous frame's landmarks in stream modes, and deduplication.
-final class HandPipeline {
+final class HandPipeline: RegionFramedPipeline {
     /// The palm rect's target rotation, in radians. MediaPipe Tasks calls
     /// `set_rotation_vector_target_angle(90)` on a field that is in radians
     /// (hand_detector_graph.cc), so the palm-to-hand rect is turned by 90 rad
@@ -20,6 +20,8 @@ final class HandPipeline {
         var handedness: ResultCategory
         var presence: Float
         var nextFrameRect: NormalizedRect
+        /// The track the hand belongs to (stream modes).
+        var trackId: Int?
     }
 
     /// The options of the hand landmarker graph.
@@ -28,6 +30,8 @@ final class HandPipeline {
         var minHandDetectionConfidence: Float
         var minHandPresenceConfidence: Float
         var minTrackingConfidence: Float
+        /// Smooth landmarks over time per tracked hand (stream modes; off in MediaPipe).
+        var smoothLandmarks = false
 
         func validate() throws {
             try OptionValidation.atLeastOne("numHands", numHands)
@@ -40,11 +44,13 @@ final class HandPipeline {
     let palm: DetectorStage
     let landmarkModel: ModelResources
     let landmarkRange: ImageToTensor.ValueRange
-    let settings: Settings
+    var settings: Settings
     var palmTargetAngle = HandPipeline.palmRotationTargetAngle
 
-    /// Hand rects carried to the next frame (stream modes).
-    var trackedRects: [NormalizedRect] = []
+    /// Hand rects carried to the next frame with their track IDs (stream modes).
+    var tracked: [TrackedRect] = []
+    var trackIds = TrackIdCounter()
+    var smoothing = HandLandmarkSmoothing()
     /// How many times palm detection ran (for tests and benchmarks).
     private(set) var palmDetectionRuns = 0
 
@@ -55,31 +61,37 @@ final class HandPipeline {
         }
         let palmModel = try ModelResources(model: try source.model("hand_detector.tflite"), threads: threads)
         landmarkModel = try ModelResources(model: try source.model("hand_landmarks_detector.tflite"), threads: threads)
-        guard palmModel.inputWidth == 192, palmModel.inputHeight == 192, palmModel.interpreter.outputs.count == 2,
-              palmModel.interpreter.outputs[0].elementCount == 2016 * 18 else {
-            throw VisionTaskError.invalidModel("\(palmModel.model.name) is not a 192x192 palm detector with 2016 boxes")
-        }
         guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
               landmarkModel.interpreter.outputs[3].elementCount == 63 else {
             throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
         }
-        palm = DetectorStage(resources: palmModel, anchors: SsdAnchors.generate(.palm),
-                             decoding: .palm(minScore: settings.minHandDetectionConfidence),
-                             range: try palmModel.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)
+        palm = try Self.palmStage(palmModel, minScore: settings.minHandDetectionConfidence)
         landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
         self.settings = settings
+    }
+
+    /// The palm detector of hand_detector_graph.cc (a 192x192 SSD, NMS threshold 0.3).
+    static func palmStage(_ model: ModelResources, minScore: Float) throws -> DetectorStage {
+        guard model.inputWidth == 192, model.inputHeight == 192, model.interpreter.outputs.count == 2,
+              model.interpreter.outputs[0].elementCount == 2016 * 18 else {
+            throw VisionTaskError.invalidModel("\(model.model.name) is not a 192x192 palm detector with 2016 boxes")
+        }
+        return DetectorStage(resources: model, anchors: SsdAnchors.generate(.palm), decoding: .palm(minScore: minScore),
+                             range: try model.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)
+    }
+
+    /// The hand rect of a palm (normalized, stored pixels): the palm-to-hand rect of hand_detector_graph.cc.
+    static func handRect(palm d: RawDetection, image: MPImage, targetAngle: Float = palmRotationTargetAngle) -> NormalizedRect {
+        let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
+                                       startKeypoint: 0, endKeypoint: 2, targetAngle: targetAngle)
+        return RectTransformation.palmToHand.apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
     }
 
     /// Palm detection: hand rects (normalized, stored pixels), at most `numHands`.
     func detectHandRects(_ image: MPImage) -> [NormalizedRect] {
         palmDetectionRuns += 1
         let palms = palm.run(image).projected()
-        let rects = palms.map { d -> NormalizedRect in
-            let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
-                                           startKeypoint: 0, endKeypoint: 2, targetAngle: palmTargetAngle)
-            return RectTransformation.palmToHand.apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        }
-        return Array(rects.prefix(settings.numHands))
+        return palms.prefix(settings.numHands).map { Self.handRect(palm: $0, image: image, targetAngle: palmTargetAngle) }
     }
 
     /// The landmark model on one hand rect; nil when the hand is not present.
@@ -107,22 +119,35 @@ final class HandPipeline {
     }
 
     /// One frame. In stream mode, tracked hands are followed and palm detection runs only
-    /// while fewer than `numHands` hands are tracked.
-    func process(_ image: MPImage, stream: Bool) -> [Hand] {
-        var rects: [NormalizedRect]
+    /// while fewer than `numHands` hands are tracked; each hand carries its track ID.
+    func process(_ image: MPImage, stream: Bool, timestampMilliseconds: Int = 0) -> [Hand] {
+        var rects: [TrackedRect]
         if stream {
-            let tracked = trackedRects
             rects = tracked.count >= settings.numHands ? tracked
-                : HandAssociation.associate(tracked: tracked, detected: detectHandRects(image),
-                                            minSimilarity: settings.minTrackingConfidence)
+                : TrackIdAssociation.hands(tracked: tracked, detected: detectHandRects(image),
+                                           minSimilarity: settings.minTrackingConfidence)
+            rects = trackIds.assign(Array(rects.prefix(settings.numHands)))
         } else {
-            rects = detectHandRects(image)
+            rects = detectHandRects(image).prefix(settings.numHands).map { TrackedRect(rect: $0) }
         }
-        rects = Array(rects.prefix(settings.numHands))
-        let found = rects.compactMap { landmarks(image, rect: $0) }
-        let kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth, imageHeight: image.pixelHeight).map { found[$0] }
-        if stream { trackedRects = kept.map(\.nextFrameRect) }
+        let found = rects.compactMap { r in landmarks(image, rect: r.rect).map { h in var h = h; h.trackId = r.id; return h } }
+        var kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+            .map { found[$0] }
+        guard stream else { return kept }
+        tracked = kept.map { TrackedRect(rect: $0.nextFrameRect, id: $0.trackId) }
+        if settings.smoothLandmarks {
+            let smoothed = smoothing.smooth(kept.map {
+                HandLandmarkSmoothing.Hand(id: $0.trackId ?? 0, landmarks: $0.landmarks, world: $0.worldLandmarks,
+                                           rect: $0.nextFrameRect)
+            }, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, timestampMilliseconds: timestampMilliseconds)
+            for i in kept.indices { (kept[i].landmarks, kept[i].worldLandmarks) = smoothed[i] }
+        }
         return kept
+    }
+
+    func reframe(from: ImageRegion, to: ImageRegion) {
+        tracked = tracked.map { TrackedRect(rect: from.reframe($0.rect, to: to), id: $0.id) }
+        smoothing = HandLandmarkSmoothing()
     }
 
     /// Converts a hand from stored-pixel coordinates to the displayed image.

@@ -81,6 +81,13 @@ public struct PoseLandmark: Sendable, Equatable, Codable {
 /// A detected pose (ML Kit's `Pose`).
 public struct Pose: Sendable, Equatable, Codable {
     public var landmarks: [PoseLandmark]
+    /// In stream mode, the ID of the person's track (stable while tracked, never reused, as ML Kit's
+    /// `Face.trackingID`); nil in single-image mode.
+    public var trackingID: Int?
+
+    public init(landmarks: [PoseLandmark], trackingID: Int? = nil) {
+        self.landmarks = landmarks; self.trackingID = trackingID
+    }
 
     /// The landmark of a type (every pose has all 33).
     public func landmark(ofType type: PoseLandmarkType) -> PoseLandmark {
@@ -96,6 +103,9 @@ public final class VisionImage: @unchecked Sendable {
         get { image.orientation }
         set { image = image.withOrientation(newValue) }
     }
+    /// The part of the displayed image to detect in, normalized to [0, 1]; poses come back in
+    /// the whole image's pixels. nil is the whole image.
+    public var regionOfInterest: CGRect?
     public init(image: MPImage) { self.image = image }
     public init(image: MPImage, orientation: ImageOrientation) { self.image = image.withOrientation(orientation) }
 }
@@ -110,6 +120,7 @@ public final class PoseDetector: @unchecked Sendable {
     let mode: PoseDetectorMode
     let runner: TaskRunner<[Pose]>
     private let lock = NSLock()
+    private var regions = RegionRunner()
     private let queue = DispatchQueue(label: "TasksVision.PoseDetector")
 
     /// A detector for the options (ML Kit's `PoseDetector.poseDetector(options:)`). As in ML Kit it
@@ -147,13 +158,25 @@ public final class PoseDetector: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         let stream = mode == .stream
         let t = stream ? try runner.acceptOrClock(timestampInMilliseconds) : 0
-        let img = image.image
-        return pipeline.process(img, stream: stream, timestampMilliseconds: t).map { Self.pose($0, image: img) }
+        let roi = image.regionOfInterest.map { ImageProcessingOptions(regionOfInterest: $0) }
+        return try regions.run(image.image, roi, pipeline: pipeline, { input in
+            pipeline.process(input, stream: stream, timestampMilliseconds: t).map { Self.pose($0, image: input) }
+        }, map: { poses, region in
+            poses.map { pose in
+                var p = pose
+                for i in p.landmarks.indices {
+                    p.landmarks[i].position.x += CGFloat(region.displayX)
+                    p.landmarks[i].position.y += CGFloat(region.displayY)
+                }
+                return p
+            }
+        })
     }
 
     /// Detects off the caller's thread and calls `completion` on the main queue (as ML Kit).
     public func process(_ image: VisionImage, completion: @escaping ([Pose]?, Error?) -> Void) {
         let owned = VisionImage(image: image.image.owned())
+        owned.regionOfInterest = image.regionOfInterest
         queue.async {
             let result = Result { try self.results(in: owned) }
             DispatchQueue.main.async {
@@ -168,6 +191,7 @@ public final class PoseDetector: @unchecked Sendable {
     /// The async form of `process(_:completion:)`.
     public func process(_ image: VisionImage) async throws -> [Pose] {
         let owned = VisionImage(image: image.image.owned())
+        owned.regionOfInterest = image.regionOfInterest
         return try await withCheckedThrowingContinuation { c in
             queue.async { c.resume(with: Result { try self.results(in: owned) }) }
         }
@@ -187,6 +211,6 @@ public final class PoseDetector: @unchecked Sendable {
             let position = Vision3DPoint(x: CGFloat(lm.x * W), y: CGFloat(lm.y * H), z: CGFloat(lm.z * W))
             return PoseLandmark(type: type, position: position, inFrameLikelihood: lm.presence ?? 0)
         }
-        return Pose(landmarks: landmarks)
+        return Pose(landmarks: landmarks, trackingID: p.trackId)
     }
 }

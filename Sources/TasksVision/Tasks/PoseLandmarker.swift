@@ -38,18 +38,22 @@ public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
 public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
     public var landmarks: [[NormalizedLandmark]]
     public var worldLandmarks: [[Landmark]]
+    /// Per pose, the ID of its track in video and live-stream mode (stable while the pose is
+    /// tracked, never reused); nil in image mode.
+    public var trackingIds: [Int]?
     public var timestampInMilliseconds: Int
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
         self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.timestampInMilliseconds = timestampInMilliseconds
     }
 
-    enum CodingKeys: String, CodingKey { case landmarks, worldLandmarks }
+    enum CodingKeys: String, CodingKey { case landmarks, worldLandmarks, trackingIds }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
         worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
+        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
         timestampInMilliseconds = 0
     }
 }
@@ -67,6 +71,7 @@ public final class PoseLandmarker: @unchecked Sendable {
     let pipeline: PosePipeline
     let runner: TaskRunner<PoseLandmarkerResult>
     private let lock = NSLock()
+    private var regions = RegionRunner()
 
     /// MediaPipe's 35 pose connections, for drawing.
     public static let poseLandmarks: [Connection] = [
@@ -109,36 +114,39 @@ public final class PoseLandmarker: @unchecked Sendable {
     }
 
     /// Finds poses in a single image (`.image` mode).
-    public func detect(image: MPImage) throws -> PoseLandmarkerResult {
-        try runner.runImage("detect(image:)") { process(image, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
+        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// Finds poses in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> PoseLandmarkerResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
         try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            process(image, timestamp: timestampInMilliseconds)
+            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws -> Bool {
+    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
         try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
                            timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
     /// A single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage) async throws -> PoseLandmarkerResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in self.process($0, timestamp: 0) }
+    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> PoseLandmarkerResult {
+        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
     }
 
     /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) async throws -> PoseLandmarkerResult {
+    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
+                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> PoseLandmarkerResult {
         try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
                                        timestamp: timestampInMilliseconds) { [self] in
-            self.process($0, timestamp: timestampInMilliseconds)
+            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
         }
     }
 
@@ -156,13 +164,26 @@ public final class PoseLandmarker: @unchecked Sendable {
         return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    func process(_ image: MPImage, timestamp: Int) -> PoseLandmarkerResult {
+    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
+        lock.lock(); defer { lock.unlock() }
+        let stream = options.runningMode != .image
+        return try regions.run(image, roi, pipeline: pipeline, { input in
+            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input, timestamp: timestamp)
+        }, map: { r, region in
+            var r = r
+            r.landmarks = region.landmarks(r.landmarks)
+            return r
+        })
+    }
+
+    func result(_ found: [PosePipeline.Pose], image: MPImage, timestamp: Int) -> PoseLandmarkerResult {
         var r = PoseLandmarkerResult(landmarks: [], worldLandmarks: [], timestampInMilliseconds: timestamp)
-        for p in poses(image, timestamp: timestamp) {
+        for p in found {
             let d = PosePipeline.display(p, orientation: image.orientation)
             r.landmarks.append(d.landmarks)
             r.worldLandmarks.append(d.world)
         }
+        if options.runningMode != .image { r.trackingIds = found.map { $0.trackId ?? 0 } }
         return r
     }
 }

@@ -5,7 +5,7 @@ import TasksVisionFormat
 /// The BlazePose pipeline shared by `PoseLandmarker` (MediaPipe Tasks shape) and
 /// `PoseDetector` (ML Kit shape): pose detection, alignment-point rects, the landmark
 /// model with heatmap refinement, tracking from the auxiliary landmarks, smoothing.
-final class PosePipeline {
+final class PosePipeline: RegionFramedPipeline {
     struct Pose {
         /// 33 landmarks in normalized coordinates of the stored pixels.
         var landmarks: [NormalizedLandmark]
@@ -13,6 +13,8 @@ final class PosePipeline {
         var auxiliary: [NormalizedLandmark]
         var presence: Float
         var nextFrameRect: NormalizedRect
+        /// The track the pose belongs to (stream modes).
+        var trackId: Int?
     }
 
     let detector: DetectorStage
@@ -25,7 +27,9 @@ final class PosePipeline {
     /// MediaPipe's `min_suppression_threshold` default for pose (pose_detector_graph_options.proto).
     static let minSuppressionThreshold: Float = 0.5
 
-    var trackedRects: [NormalizedRect] = []
+    /// Pose rects carried to the next frame with their track IDs (stream modes).
+    var tracked: [TrackedRect] = []
+    var trackIds = TrackIdCounter()
     var smoother = PoseLandmarkSmoother()
     private(set) var detectorRuns = 0
     /// MediaPipe's pose detector graph removes the letterbox from its detections but never undoes
@@ -115,16 +119,18 @@ final class PosePipeline {
     /// One frame. In stream mode the detector runs only while fewer than `numPoses` poses
     /// are tracked, and with one pose the landmarks are smoothed over time.
     func process(_ image: MPImage, stream: Bool, timestampMilliseconds: Int) -> [Pose] {
-        var rects: [NormalizedRect]
+        var rects: [TrackedRect]
         if stream {
-            rects = trackedRects.count >= numPoses ? trackedRects
-                : AssociationNormRect.associate([trackedRects, detectPoseRects(image)], minSimilarity: minTrackingConfidence)
+            rects = tracked.count >= numPoses ? tracked
+                : TrackIdAssociation.poses([tracked, detectPoseRects(image).map { TrackedRect(rect: $0) }],
+                                           minSimilarity: minTrackingConfidence)
+            rects = trackIds.assign(Array(rects.prefix(numPoses)))
         } else {
-            rects = detectPoseRects(image)
+            rects = detectPoseRects(image).prefix(numPoses).map { TrackedRect(rect: $0) }
         }
-        var poses = rects.prefix(numPoses).compactMap { landmarks(image, rect: $0) }
+        var poses = rects.compactMap { r in landmarks(image, rect: r.rect).map { p in var p = p; p.trackId = r.id; return p } }
         if stream {
-            trackedRects = poses.map(\.nextFrameRect)
+            tracked = poses.map { TrackedRect(rect: $0.nextFrameRect, id: $0.trackId) }
             if numPoses == 1 {
                 if let p = poses.first {
                     let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect, imageWidth: image.pixelWidth,
@@ -137,6 +143,11 @@ final class PosePipeline {
             }
         }
         return poses
+    }
+
+    func reframe(from: ImageRegion, to: ImageRegion) {
+        tracked = tracked.map { TrackedRect(rect: from.reframe($0.rect, to: to), id: $0.id) }
+        smoother.reset()
     }
 
     /// Converts a pose from stored-pixel coordinates to the displayed image.

@@ -1,0 +1,60 @@
+/// A rect carried from frame to frame with the ID of its track (nil for a fresh detection).
+public struct TrackedRect: Sendable, Equatable {
+    public var rect: NormalizedRect
+    public var id: Int?
+    public init(rect: NormalizedRect, id: Int? = nil) { self.rect = rect; self.id = id }
+}
+
+/// Track IDs on top of MediaPipe's association calculators. The rects come out exactly as
+/// `HandAssociation` and `AssociationNormRect` give them; each also says which track it continues:
+/// - hands: tracked rects are kept with their IDs and a new palm that overlaps one (IoU above
+///   the threshold) is dropped, so a palm never takes over a track; palms left over start tracks;
+/// - poses: a later rect replaces the earlier ones it overlaps and takes over the ID of the one it
+///   overlaps most, so a person re-detected where a track was keeps its ID.
+/// Rects without an ID get fresh ones, in order, from `TrackIdCounter`; IDs are never reused.
+public enum TrackIdAssociation {
+    public static func hands(tracked: [TrackedRect], detected: [NormalizedRect], minSimilarity: Float) -> [TrackedRect] {
+        var result = tracked
+        for r in detected where !result.contains(where: { HandAssociation.iou($0.rect, r) > minSimilarity }) {
+            result.append(TrackedRect(rect: r))
+        }
+        return result
+    }
+
+    public static func poses(_ inputs: [[TrackedRect]], minSimilarity: Float) -> [TrackedRect] {
+        var result: [TrackedRect] = []
+        var first = true
+        for list in inputs where !list.isEmpty {
+            for (k, item) in list.enumerated() {
+                if first && k == 0 { result.append(item); continue }
+                var inherited: (id: Int, iou: Float)?
+                result.removeAll { old in
+                    let iou = HandAssociation.iou(item.rect, old.rect)
+                    guard iou > minSimilarity else { return false }
+                    if let id = old.id, iou > (inherited?.iou ?? -1) { inherited = (id, iou) }
+                    return true
+                }
+                var taken = item
+                if taken.id == nil { taken.id = inherited?.id }
+                result.append(taken)
+            }
+            first = false
+        }
+        return result
+    }
+}
+
+/// Hands out track IDs, 1, 2, 3, ..., never reusing one within a task instance.
+public struct TrackIdCounter: Sendable {
+    public private(set) var last = 0
+    public init() {}
+
+    /// Gives every rect without an ID a fresh one.
+    public mutating func assign(_ rects: [TrackedRect]) -> [TrackedRect] {
+        rects.map { r in
+            guard r.id == nil else { return r }
+            last += 1
+            return TrackedRect(rect: r.rect, id: last)
+        }
+    }
+}
