@@ -38,7 +38,7 @@ enum Soak {
         let step: (MPImage, Int) throws -> Void
         switch task {
         case "faces":
-            var o = FaceDetectorOptions()
+            let o = FaceDetectorOptions()
             o.baseOptions.modelAssetPath = models + "blaze_face_short_range.tflite"
             o.baseOptions.threads = threads
             o.runningMode = live ? .liveStream : .video
@@ -47,7 +47,7 @@ enum Soak {
             step = live ? { image, ts in _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults() }
                         : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
         case "hands":
-            var o = HandLandmarkerOptions()
+            let o = HandLandmarkerOptions()
             o.baseOptions.modelAssetPath = models + "hand_landmarker.task"
             o.baseOptions.threads = threads
             o.numHands = 2
@@ -57,7 +57,7 @@ enum Soak {
             step = live ? { image, ts in _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults() }
                         : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
         case "gestures":
-            var o = GestureRecognizerOptions()
+            let o = GestureRecognizerOptions()
             o.baseOptions.modelAssetPath = models + "gesture_recognizer.task"
             o.baseOptions.threads = threads
             o.numHands = 2
@@ -73,7 +73,7 @@ enum Soak {
             o.modelAssetPath = models + "pose_landmarker_lite.task"
             o.threads = threads
             o.detectorMode = .stream
-            let t = try PoseDetector.poseDetector(options: o)
+            let t = PoseDetector.poseDetector(options: o)
             if live {
                 step = { image, _ in
                     let done = DispatchSemaphore(value: 0)

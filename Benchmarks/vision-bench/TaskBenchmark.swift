@@ -48,7 +48,7 @@ enum TaskBenchmark {
             switch task {
             case "faces":
                 let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/faces_two_1.png")
-                var o = FaceDetectorOptions()
+                let o = FaceDetectorOptions()
                 o.baseOptions.modelAssetPath = options.models.first.flatMap { $0.hasSuffix(".tflite") && !defaultModels.contains(($0 as NSString).lastPathComponent) ? $0 : nil }
                     ?? repositoryRoot + "/Models/blaze_face_short_range.tflite"
                 o.baseOptions.threads = threads
@@ -56,6 +56,26 @@ enum TaskBenchmark {
                 for size in sizes {
                     let image = try frame(photo, width: size.0, height: size.1)
                     report("faces", size, try time(runs: options.runs, warmup: options.warmup) { _ = try detector.detect(image: image) }, json: options.json, threads: threads)
+                }
+            case "palms":
+                // Palm detection alone, then the whole hand landmarker on the same frame, for comparison.
+                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/hands_two_1.png")
+                let o = HandDetectorOptions()
+                o.baseOptions.modelAssetPath = repositoryRoot + "/Models/hand_landmarker.task"
+                o.baseOptions.threads = threads
+                o.numHands = 2
+                let detector = try HandDetector(options: o)
+                let lo = HandLandmarkerOptions()
+                lo.baseOptions.modelAssetPath = o.baseOptions.modelAssetPath
+                lo.baseOptions.threads = threads
+                lo.numHands = 2
+                let landmarker = try HandLandmarker(options: lo)
+                for size in sizes {
+                    let image = try frame(photo, width: size.0, height: size.1)
+                    report("palms", size, try time(runs: options.runs, warmup: options.warmup) { _ = try detector.detect(image: image) },
+                           json: options.json, threads: threads)
+                    report("hands", size, try time(runs: options.runs, warmup: options.warmup) { _ = try landmarker.detect(image: image) },
+                           json: options.json, threads: threads)
                 }
             case "hands", "hands-video", "gestures", "gestures-video":
                 let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/hands_two_1.png")
@@ -66,7 +86,7 @@ enum TaskBenchmark {
                     var t = 0
                     let body: () throws -> Void
                     if gestures {
-                        var o = GestureRecognizerOptions()
+                        let o = GestureRecognizerOptions()
                         o.baseOptions.modelAssetPath = repositoryRoot + "/Models/gesture_recognizer.task"
                         o.baseOptions.threads = threads
                         o.numHands = 2
@@ -74,7 +94,7 @@ enum TaskBenchmark {
                         let r = try GestureRecognizer(options: o)
                         body = { t += 33; _ = try video ? r.recognize(videoFrame: image, timestampInMilliseconds: t) : r.recognize(image: image) }
                     } else {
-                        var o = HandLandmarkerOptions()
+                        let o = HandLandmarkerOptions()
                         o.baseOptions.modelAssetPath = repositoryRoot + "/Models/hand_landmarker.task"
                         o.baseOptions.threads = threads
                         o.numHands = 2
@@ -91,14 +111,14 @@ enum TaskBenchmark {
                 o.threads = threads
                 o.detectorMode = task.hasSuffix("stream") ? .stream : .singleImage
                 for size in sizes {
-                    let detector = try PoseDetector.poseDetector(options: o)
+                    let detector = PoseDetector.poseDetector(options: o)
                     let image = VisionImage(image: try frame(photo, width: size.0, height: size.1))
                     var t = 0
                     report(task, size, try time(runs: options.runs, warmup: options.warmup) { t += 33; _ = try detector.results(in: image, timestampInMilliseconds: o.detectorMode == .stream ? t : nil) },
                            json: options.json, threads: threads)
                 }
             default:
-                fail("unknown task '\(task)' (faces, hands, hands-video, gestures, gestures-video, pose, pose-stream, pose-accurate, pose-accurate-stream)")
+                fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, pose, pose-stream, pose-accurate, pose-accurate-stream)")
             }
         } catch {
             fail("\(error)")
