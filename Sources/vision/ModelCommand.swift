@@ -5,21 +5,41 @@ import TasksVisionKernels
 
 /// `vision model info|run`.
 enum ModelCommand {
+    static let infoTable = OptionTable(
+        command: "model info", summary: "Inputs, outputs, operator counts, kernels and metadata of a model.",
+        positional: ["MODEL"], options: [],
+        notes: ["MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite (nested with more colons)."])
+
+    static let runTable = OptionTable(
+        command: "model run", summary: "Run one inference and write every output as DIR/<output index>.npy (float32).",
+        positional: ["MODEL"],
+        options: [
+            .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
+                  "an input tensor (.npy), one per model input, in order"),
+            .required("--output", "DIR", "the folder the outputs are written to"),
+            TaskOptions.threads,
+        ],
+        notes: ["MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite (nested with more colons)."])
+
+    static var usage: String {
+        "usage: vision model info|run ...\n  info  \(infoTable.summary)\n  run   \(runTable.summary)\n"
+            + "(vision model info --help, vision model run --help)"
+    }
+
     static func run(_ args: [String]) throws {
         guard let sub = args.first else { throw UsageError("'vision model' needs 'info' or 'run'") }
         let rest = Array(args.dropFirst())
         switch sub {
         case "info": try info(rest)
         case "run": try runModel(rest)
+        case "--help", "-h": throw HelpRequest(text: usage)
         default: throw UsageError("unknown 'vision model' command '\(sub)' (info, run)")
         }
     }
 
     static func info(_ args: [String]) throws {
-        let options = try OptionParser(args, valued: [], flags: ["--json"])
-        guard options.positional.count == 1, let path = options.positional.first else {
-            throw UsageError("usage: vision model info MODEL")
-        }
+        let options = try infoTable.parse(args)
+        guard options.positional.count == 1, let path = options.positional.first else { throw UsageError(infoTable.usage) }
         let model = try ModelAsset.loadModel(path)
         // Building the plan checks every op is supported.
         let interpreter = try Interpreter(model: model)
@@ -60,19 +80,17 @@ enum ModelCommand {
         }
         let appended = try model.associatedFiles()
         if !appended.isEmpty {
-            print("appended files: " + appended.keys.sorted().map { "\($0) (\(appended[$0]!.count) bytes)" }.joined(separator: ", "))
+            print("appended files: " + appended.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value.count) bytes)" }.joined(separator: ", "))
         }
     }
 
     static func runModel(_ args: [String]) throws {
-        let options = try OptionParser(args, valued: ["--input", "--output", "--threads"], flags: [])
-        guard options.positional.count == 1, let path = options.positional.first else {
-            throw UsageError("usage: vision model run MODEL --input F.npy [--input ...] --output DIR")
-        }
-        guard let outDir = options.value("--output") else { throw UsageError("--output DIR is required") }
-        let threads = try options.int("--threads", default: 1)
+        let options = try runTable.parse(args)
+        guard options.positional.count == 1, let path = options.positional.first else { throw UsageError(runTable.usage) }
+        let outDir = options.string("--output") ?? "."
+        let threads = try options.int("--threads")
         let interpreter = try Interpreter(model: try ModelAsset.loadModel(path), options: .init(threads: threads))
-        let inputFiles = options.values["--input"] ?? []
+        let inputFiles = options.strings("--input")
         guard inputFiles.count == interpreter.inputs.count else {
             throw UsageError("\(path) has \(interpreter.inputs.count) inputs (\(interpreter.inputs.map(\.description).joined(separator: "; "))), got \(inputFiles.count) --input files")
         }

@@ -82,9 +82,4 @@ struct Overlay {
     func write(_ path: String) throws {
         try ImageFile.writePNG(DecodedImage(width: width, height: height, channels: 3, pixels: pixels), to: path)
     }
-
-    static func path(in dir: String, for file: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir + "/" + ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
-    }
 }

@@ -73,7 +73,7 @@ final class FacesCommandTests: XCTestCase {
             (["faces"], "usage"),
             (["faces", "/nonexistent.png"], "/nonexistent.png"),
             (["faces", "--min-detection-confidence", "abc", images + "/face_frontal_1.png"], "--min-detection-confidence"),
-            (["faces", "--min-detection-confidence", "2", images + "/face_frontal_1.png"], "minDetectionConfidence"),
+            (["faces", "--min-detection-confidence", "2", images + "/face_frontal_1.png"], "--min-detection-confidence 2"),
             (["faces", "--orientation", "sideways", images + "/face_frontal_1.png"], "sideways"),
             (["faces", "--model", "/nonexistent.tflite", images + "/face_frontal_1.png"], "/nonexistent.tflite"),
             (["faces", "--bogus", images + "/face_frontal_1.png"], "--bogus"),

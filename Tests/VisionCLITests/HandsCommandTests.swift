@@ -34,12 +34,12 @@ final class HandsCommandTests: XCTestCase {
 
     func testErrors() throws {
         for (args, needle) in [
-            (["hands", "--num-hands", "0", images + "/hands_two_1.png"], "numHands"),
+            (["hands", "--num-hands", "0", images + "/hands_two_1.png"], "--num-hands 0"),
             (["hands", "--canned-allowlist", "A", images + "/hands_two_1.png"], "gestures"),
             (["gestures", "--canned-allowlist", "A", "--canned-denylist", "B", images + "/hands_two_1.png"], "mutually exclusive"),
-            (["gestures", "--min-tracking-confidence", "-1", images + "/hands_two_1.png"], "minTrackingConfidence"),
+            (["gestures", "--min-tracking-confidence", "-1", images + "/hands_two_1.png"], "--min-tracking-confidence -1"),
             (["hands", "--model", CLI.models + "/blaze_face_short_range.tflite", images + "/hands_two_1.png"], "blaze_face_short_range.tflite"),
-            (["gestures", "--model", CLI.models + "/hand_landmarker.task", images + "/hands_two_1.png"], "gesture_embedder.tflite"),
+            (["gestures", "--model", CLI.models + "/hand_landmarker.task", images + "/hands_two_1.png"], "gesture recognizer bundle"),
         ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.status, 1, "\(args)")
