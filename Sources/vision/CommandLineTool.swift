@@ -8,17 +8,19 @@ struct UsageError: Error {
 
 enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
-    static let tables: [OptionTable] = [FacesCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
-                                        PoseCommand.table, ModelCommand.infoTable, ModelCommand.runTable, KernelsCommand.table]
+    static let tables: [OptionTable] = [
+        FacesCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable, PoseCommand.table,
+        ModelCommand.infoTable, ModelCommand.runTable, KernelsCommand.table,
+    ]
 
     static var usage: String {
-        var lines = ["usage: vision <command> [options]   ('vision <command> --help' lists its options and their defaults)",
+        var lines = ["usage: vision <command> [options]   ('vision <command> --help' lists its options and defaults)",
                      "", "commands:"]
         for t in tables {
             lines.append("  " + t.command.padding(toLength: 12, withPad: " ", startingAt: 0) + t.summary)
             lines.append(String(repeating: " ", count: 14) + "vision \(t.command) \(t.brief)")
         }
-        lines.append("MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite (nested with more colons).")
+        lines.append(ModelCommand.modelNote)
         return lines.joined(separator: "\n")
     }
 

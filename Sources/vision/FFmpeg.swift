@@ -63,7 +63,9 @@ struct FFmpeg {
     }
 
     func hasEncoder(_ name: String) -> Bool {
-        query(["-encoders"]).split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first == Substring(name) }
+        // Lines read " V....D libx264   libx264 H.264 / AVC ...": flags, then the name.
+        let lines = query(["-encoders"]).split(separator: "\n")
+        return lines.contains { $0.split(separator: " ").dropFirst().first == Substring(name) }
     }
 }
 
@@ -118,7 +120,9 @@ final class ChildProcess {
         let fd = outputPipe.fileHandleForReading.fileDescriptor
         var filled = 0
         while filled < count {
-            let n = buffer.withUnsafeMutableBytes { systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            let n = buffer.withUnsafeMutableBytes { all in
+                systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: all[filled...]))
+            }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return nil }
             filled += n

@@ -42,15 +42,18 @@ enum FacesCommand {
 
     static func report(_ result: FaceDetectorResult) -> FrameReport {
         let faces = result.detections.map { d in
-            String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", d.boundingBox.originX, d.boundingBox.originY, d.boundingBox.width,
-                   d.boundingBox.height, d.categories.first?.score ?? 0)
+            let b = d.boundingBox
+            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.originX, b.originY, b.width, b.height,
+                          d.categories.first?.score ?? 0)
         }
         let n = result.detections.count
         let summary = "\(n) face\(n == 1 ? "" : "s")" + (faces.isEmpty ? "" : ": " + faces.joined(separator: " "))
         return FrameReport(result: result, summary: summary) { overlay in
             for d in result.detections {
                 overlay.rect(d.boundingBox, (0, 255, 0))
-                for k in d.keypoints ?? [] { overlay.dot(k.x * Float(overlay.width), k.y * Float(overlay.height), (255, 0, 0)) }
+                for k in d.keypoints ?? [] {
+                    overlay.dot(k.x * Float(overlay.width), k.y * Float(overlay.height), (255, 0, 0))
+                }
                 overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), d.boundingBox.originX,
                              max(0, d.boundingBox.originY - Float(overlay.thickness * 14)), (255, 255, 0))
             }

@@ -63,8 +63,9 @@ final class FrameInput {
         frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskOptions.defaultFrameMilliseconds
         guard let path = o.string("--video") else {
             guard !o.positional.isEmpty else {
-                throw UsageError("no input given: usage: vision \(o.table.command) [options] "
-                                 + "(\(o.table.positional.joined(separator: " | "))) (see vision \(o.table.command) --help)")
+                let forms = o.table.positional.joined(separator: " | ")
+                throw UsageError("no input given: usage: vision \(o.table.command) [options] (\(forms)) "
+                                 + "(see vision \(o.table.command) --help)")
             }
             if let stray = ["--fps", "--max-frames", "--live"].first(where: o.isSet) {
                 throw UsageError("\(stray) applies to --video input, not to images")
@@ -78,9 +79,13 @@ final class FrameInput {
             throw UsageError("give images (PATH...) or --video, not both (got \(o.positional.joined(separator: " ")))")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw InputError.missing(path) }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError.missing(path)
+        }
         if isDirectory.boolValue {
-            if o.flag("--live") { throw UsageError("--live needs a video file or camera, \(path) is a folder of frames") }
+            if o.flag("--live") {
+                throw UsageError("--live needs a video file or camera, \(path) is a folder of frames")
+            }
             source = .frameFolder(path)
             runningMode = .video
             ffmpeg = nil
@@ -125,7 +130,11 @@ final class FrameInput {
         case .images(let paths):
             var files: [String] = []
             for p in paths {
-                do { files += try Self.imageFiles(p) } catch { try body(Frame(file: p, index: nil, timestamp: nil, image: .failure(error))) }
+                do {
+                    files += try Self.imageFiles(p)
+                } catch {
+                    try body(Frame(file: p, index: nil, timestamp: nil, image: .failure(error)))
+                }
             }
             if files.isEmpty && paths.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
                 throw InputError.noImages(paths.joined(separator: " "))
@@ -166,6 +175,7 @@ final class FrameInput {
         guard FileManager.default.fileExists(atPath: p, isDirectory: &isDirectory) else { throw InputError.missing(p) }
         guard isDirectory.boolValue else { return [p] }
         let names = try FileManager.default.contentsOfDirectory(atPath: p).sorted()
-        return names.filter { imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.map { p + "/" + $0 }
+        let images = names.filter { imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+        return images.map { p + "/" + $0 }
     }
 }

@@ -3,6 +3,8 @@ import TasksVision
 
 /// `vision hands` (HandLandmarker) and `vision gestures` (GestureRecognizer).
 enum HandsCommand {
+    static let handModel = "hand_landmarker.task", gestureModel = "gesture_recognizer.task"
+
     static let handOptions: [OptionSpec] = [
         .number("--num-hands", "N", .atLeast(1), default: 1, "most hands to find"),
         .number("--min-hand-detection-confidence", "X", .unitInterval, default: 0.5, "minimum palm detection score"),
@@ -21,14 +23,14 @@ enum HandsCommand {
     static let handsTable = OptionTable(
         command: "hands", summary: "Hand landmarks and handedness (MediaPipe HandLandmarker).",
         positional: TaskOptions.positional,
-        options: [TaskOptions.model("hand landmarker .task bundle", default: "hand_landmarker.task")] + handOptions
+        options: [TaskOptions.model("hand landmarker .task bundle", default: handModel)] + handOptions
             + TaskOptions.common,
         elsewhere: Dictionary(uniqueKeysWithValues: gestureOptions.map { ($0.name, "vision gestures") }))
 
     static let gesturesTable = OptionTable(
         command: "gestures", summary: "Hand gestures (MediaPipe GestureRecognizer).",
         positional: TaskOptions.positional,
-        options: [TaskOptions.model("gesture recognizer .task bundle", default: "gesture_recognizer.task")] + handOptions
+        options: [TaskOptions.model("gesture recognizer .task bundle", default: gestureModel)] + handOptions
             + gestureOptions + TaskOptions.common)
 
     static func run(_ args: [String], gestures: Bool) throws {
@@ -36,8 +38,8 @@ enum HandsCommand {
         let input = try FrameInput(o)
         let reporter = try FrameReporter(o, input: input)
         let model = try gestures
-            ? TaskOptions.modelPath(o, default: "gesture_recognizer.task", kind: .gestureRecognizerBundle)
-            : TaskOptions.modelPath(o, default: "hand_landmarker.task", kind: .handLandmarkerBundle)
+            ? TaskOptions.modelPath(o, default: gestureModel, kind: .gestureRecognizerBundle)
+            : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
         let threads = try o.int("--threads")
         let live = input.runningMode == .liveStream
         let calls: TaskCalls
@@ -58,7 +60,8 @@ enum HandsCommand {
             let recognizer = try GestureRecognizer(options: options)
             switch input.runningMode {
             case .image: calls = .image { report(try recognizer.recognize(image: $0)) }
-            case .video: calls = .video { report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1)) }
+            case .video:
+                calls = .video { report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1)) }
             case .liveStream:
                 calls = .live(submit: { try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1) },
                               drain: recognizer.waitForPendingResults)
@@ -112,7 +115,8 @@ enum HandsCommand {
             let W = Float(overlay.width), H = Float(overlay.height)
             for (i, lms) in landmarks.enumerated() {
                 for c in HandConnections.all where lms.indices.contains(c.start) && lms.indices.contains(c.end) {
-                    overlay.line(lms[c.start].x * W, lms[c.start].y * H, lms[c.end].x * W, lms[c.end].y * H, (0, 255, 0))
+                    let a = lms[c.start], b = lms[c.end]
+                    overlay.line(a.x * W, a.y * H, b.x * W, b.y * H, (0, 255, 0))
                 }
                 for lm in lms { overlay.dot(lm.x * W, lm.y * H, (255, 0, 0)) }
                 var label = top(handedness, i)?.categoryName ?? ""

@@ -21,10 +21,13 @@ enum KernelsCommand {
         let features = CPUFeatures.current
         let inUse = try KernelSet.fromEnvironment()
         print("cpu: \(features.modelName.isEmpty ? "unknown" : features.modelName)")
-        let shown = ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd", "asimd"].filter(features.flags.contains)
+        let shown = ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd", "asimd"]
+            .filter(features.flags.contains)
         print("features: \(shown.joined(separator: " "))")
         print("supported: \(supported.map(\.rawValue).joined(separator: ", "))")
-        print("in use: \(inUse)\(ProcessInfo.processInfo.environment[KernelSet.environmentVariable].map { _ in " (\(KernelSet.environmentVariable))" } ?? "")")
-        print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") (OpenBLAS kernels: \(BLASConfiguration.coreName))")
+        let forced = ProcessInfo.processInfo.environment[KernelSet.environmentVariable] != nil
+        print("in use: \(inUse)\(forced ? " (\(KernelSet.environmentVariable))" : "")")
+        print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") "
+              + "(OpenBLAS kernels: \(BLASConfiguration.coreName))")
     }
 }

@@ -75,7 +75,9 @@ enum ModelKind: Equatable {
         guard let sg = model.subgraphs.first else { return nil }
         let inputs = sg.inputs.compactMap { sg.tensors.indices.contains($0) ? sg.tensors[$0].shape : nil }
         let outputs = sg.outputs.compactMap { sg.tensors.indices.contains($0) ? sg.tensors[$0].shape : nil }
-        guard inputs.count == sg.inputs.count, outputs.count == sg.outputs.count, let input = inputs.first else { return nil }
+        guard inputs.count == sg.inputs.count, outputs.count == sg.outputs.count, let input = inputs.first else {
+            return nil
+        }
         let square = input.count == 4 && input[1] == input[2] && input[3] == 3 ? input[1] : nil
         let lastDims = outputs.map { $0.last ?? 0 }
         switch (inputs.count, square, outputs.count) {

@@ -73,7 +73,8 @@ struct OptionSpec {
 
     static func number(_ name: String, _ placeholder: String, _ range: NumberRange, default value: Double?,
                        note: String? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, placeholder: placeholder, value: .number(range, default: value), defaultNote: note, help: help)
+        OptionSpec(name: name, placeholder: placeholder, value: .number(range, default: value), defaultNote: note,
+                   help: help)
     }
 
     static func choice(_ name: String, _ words: [String], default word: String?, note: String? = nil,
@@ -89,7 +90,8 @@ struct OptionSpec {
     }
 
     /// A text option that must be given.
-    static func required(_ name: String, _ placeholder: String, repeatable: Bool = false, _ help: String) -> OptionSpec {
+    static func required(_ name: String, _ placeholder: String, repeatable: Bool = false,
+                         _ help: String) -> OptionSpec {
         OptionSpec(name: name, placeholder: placeholder, value: .text(valid: nil), defaultNote: "none, required",
                    help: help, repeatable: repeatable, required: true)
     }
@@ -125,7 +127,9 @@ struct OptionSpec {
                 throw UsageError("\(name) \(v) is out of range: allowed \(range.description)")
             }
         case let .choice(words, _):
-            guard words.contains(v) else { throw UsageError("\(name) takes \(words.joined(separator: " or ")), got '\(v)'") }
+            guard words.contains(v) else {
+                throw UsageError("\(name) takes \(words.joined(separator: " or ")), got '\(v)'")
+            }
         case let .text(valid):
             if let reason = valid?(v) { throw UsageError("\(name) '\(v)': \(reason)") }
         }
@@ -171,19 +175,17 @@ struct OptionTable {
     var help: String {
         var out = [usage, "", summary, ""]
         if !options.isEmpty { out.append("options:") }
-        let left = options.map { "  \($0.name)\($0.takesValue ? " " + $0.placeholder : "")\($0.repeatable ? "..." : "")" }
+        let left = options.map { o in
+            "  \(o.name)\(o.takesValue ? " " + o.placeholder : "")\(o.repeatable ? "..." : "")"
+        }
         let width = min(40, (left.map(\.count).max() ?? 0) + 2)
         for (o, l) in zip(options, left) {
-            let text = "\(o.help) (default: \(o.defaultText))"
-            if l.count + 2 > width {
-                out.append(l)
-                out += Self.wrap(text.split(separator: " ").map(String.init), lead: String(repeating: " ", count: width),
-                                 indent: String(repeating: " ", count: width))
-            } else {
-                let lead = l + String(repeating: " ", count: width - l.count)
-                out += Self.wrap(text.split(separator: " ").map(String.init), lead: lead,
-                                 indent: String(repeating: " ", count: width))
-            }
+            let words = "\(o.help) (default: \(o.defaultText))".split(separator: " ").map(String.init)
+            let indent = String(repeating: " ", count: width)
+            // A name too long for the column gets a line of its own, its description below.
+            if l.count + 2 > width { out.append(l) }
+            let lead = l.count + 2 > width ? indent : l + String(repeating: " ", count: width - l.count)
+            out += Self.wrap(words, lead: lead, indent: indent)
         }
         out.append("  -h, --help" + String(repeating: " ", count: max(2, width - 12)) + "print this help and exit")
         if !notes.isEmpty { out += [""] + notes }
@@ -225,7 +227,9 @@ struct OptionTable {
             var name = a, inline: String? = nil
             if let eq = a.firstIndex(of: "=") { name = String(a[..<eq]); inline = String(a[a.index(after: eq)...]) }
             guard let spec = spec(name) else {
-                if let owner = elsewhere[name] { throw UsageError("\(name) is an option of '\(owner)', not of 'vision \(command)'") }
+                if let owner = elsewhere[name] {
+                    throw UsageError("\(name) is an option of '\(owner)', not of 'vision \(command)'")
+                }
                 throw UsageError("unknown option '\(name)' for 'vision \(command)' (see vision \(command) --help)")
             }
             guard spec.takesValue else {
@@ -234,7 +238,9 @@ struct OptionTable {
                 continue
             }
             // The next word is the value even if it starts with '-' (negative numbers).
-            guard let v = inline ?? (i < args.count ? args[i] : nil) else { throw UsageError("option \(name) needs a value") }
+            guard let v = inline ?? (i < args.count ? args[i] : nil) else {
+                throw UsageError("option \(name) needs a value")
+            }
             if inline == nil { i += 1 }
             try spec.check(v)
             if spec.repeatable { parsed.values[name, default: []].append(v) } else { parsed.values[name] = [v] }

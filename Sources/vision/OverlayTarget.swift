@@ -21,7 +21,8 @@ final class OverlayTarget {
                 throw UsageError("--overlay \((path as NSString).lastPathComponent) writes a video of --video input; "
                                  + "give a folder for the images' overlays")
             }
-            kind = .video(path: path, ffmpeg: try FFmpeg.locate(for: "--overlay \((path as NSString).lastPathComponent)"))
+            let ffmpeg = try FFmpeg.locate(for: "--overlay \((path as NSString).lastPathComponent)")
+            kind = .video(path: path, ffmpeg: ffmpeg)
         } else {
             kind = .pngs(directory: path)
         }

@@ -51,15 +51,20 @@ enum PoseCommand {
             var last = -1
             calls = .image { image in
                 last += 33
-                return report(try detector.results(in: VisionImage(image: image), timestampInMilliseconds: stream ? last : nil))
+                return report(try detector.results(in: VisionImage(image: image),
+                                                   timestampInMilliseconds: stream ? last : nil))
             }
         case .video:
-            calls = .video { report(try detector.results(in: VisionImage(image: $0), timestampInMilliseconds: stream ? $1 : nil)) }
+            calls = .video {
+                report(try detector.results(in: VisionImage(image: $0), timestampInMilliseconds: stream ? $1 : nil))
+            }
         case .liveStream:
             let queue = LiveQueue()
             calls = .live(submit: { image, t in
                 queue.submit {
-                    let result = Result { report(try detector.results(in: VisionImage(image: image), timestampInMilliseconds: t)) }
+                    let result = Result {
+                        report(try detector.results(in: VisionImage(image: image), timestampInMilliseconds: t))
+                    }
                     reporter.deliver(result, timestamp: t)
                 }
             }, drain: queue.drain)
@@ -73,8 +78,8 @@ enum PoseCommand {
             let nose = p.landmark(ofType: .nose).position
             return String(format: ": nose at (%.0f, %.0f), %d of 33 landmarks in frame", nose.x, nose.y, visible)
         } ?? ""
-        return FrameReport(result: Output(poses: poses), summary: "\(poses.count) pose\(poses.count == 1 ? "" : "s")\(summary)") {
-            overlay in
+        let line = "\(poses.count) pose\(poses.count == 1 ? "" : "s")\(summary)"
+        return FrameReport(result: Output(poses: poses), summary: line) { overlay in
             for p in poses {
                 for (a, b) in connections where p.landmarks.indices.contains(a) && p.landmarks.indices.contains(b) {
                     let pa = p.landmarks[a], pb = p.landmarks[b]
@@ -82,7 +87,9 @@ enum PoseCommand {
                         overlay.line(pa.position.x, pa.position.y, pb.position.x, pb.position.y, (0, 255, 0))
                     }
                 }
-                for lm in p.landmarks where lm.inFrameLikelihood > 0.5 { overlay.dot(lm.position.x, lm.position.y, (255, 0, 0)) }
+                for lm in p.landmarks where lm.inFrameLikelihood > 0.5 {
+                    overlay.dot(lm.position.x, lm.position.y, (255, 0, 0))
+                }
             }
         }
     }

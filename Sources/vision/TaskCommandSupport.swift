@@ -34,7 +34,8 @@ enum TaskCommandSupport {
         var decoded = try ImageFile.read(path)
         if !ignoreExif { decoded = decoded.applyingExifOrientation() }
         let format: MPImage.PixelFormat = decoded.channels == 1 ? .gray8 : (decoded.channels == 3 ? .rgb8 : .rgba8)
-        return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format, orientation: orientation ?? .up)
+        return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format,
+                           orientation: orientation ?? .up)
     }
 
     static let encoder: JSONEncoder = {

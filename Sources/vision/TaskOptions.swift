@@ -14,12 +14,14 @@ enum TaskOptions {
         .text("--model", "M", default: "Models/\(file)", "the \(what) to use (a path, or bundle.task:member)")
     }
 
-    static let threads = OptionSpec.number("--threads", "N", .whole(1...64), default: 1, "worker threads inside one inference")
+    static let threads = OptionSpec.number("--threads", "N", .whole(1...64), default: 1,
+                                           "worker threads inside one inference")
 
     /// Options after the task's own: input, output and orientation.
     static let common: [OptionSpec] = [
         threads,
-        .text("--orientation", "O", default: "up", valid: { (try? FrameInput.orientation($0)) == nil ? FrameInput.orientationChoices : nil },
+        .text("--orientation", "O", default: "up",
+              valid: { (try? FrameInput.orientation($0)) == nil ? FrameInput.orientationChoices : nil },
               "turn the input further: up, right, down, left, upMirrored, ... or EXIF 1-8"),
         .flag("--ignore-exif", "take a JPEG's stored pixels as they are (for a video: ignore its rotation)"),
         .flag("--json", "print one JSON object per image or frame instead of a summary line"),
@@ -27,7 +29,8 @@ enum TaskOptions {
               "draw the results: a PNG per input into DIR, or a video (.mp4 .m4v .mov .mkv .avi) through ffmpeg"),
         .text("--video", "DIR|FILE|/dev/videoN", default: "none",
               "video mode over a folder of frames (sorted by name) or a video file; live stream from a V4L2 camera"),
-        .number("--fps", "X", .positive, default: nil, note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame",
+        .number("--fps", "X", .positive, default: nil,
+                note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame",
                 "frame rate of a --video folder (video files and cameras carry their own timestamps)"),
         .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video"),
         .flag("--live", "feed --video as a live stream (frames dropped while the task is busy)",

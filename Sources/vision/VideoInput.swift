@@ -59,7 +59,8 @@ final class VideoInput {
             guard let pixels = child.read(exactly: info.width * info.height * 3) else { break }
             let timestamp = clock.milliseconds(info)
             let image = Result {
-                try MPImage(pixels: pixels, width: info.width, height: info.height, pixelFormat: .rgb8, orientation: orientation)
+                try MPImage(pixels: pixels, width: info.width, height: info.height, pixelFormat: .rgb8,
+                            orientation: orientation)
             }
             try body(Frame(file: path, index: index, timestamp: timestamp, image: image))
             index += 1

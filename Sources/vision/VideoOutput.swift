@@ -40,7 +40,9 @@ final class VideoOutput {
 
     /// Appends a frame of `width` x `height` RGB pixels shown at `timestamp` ms (nil: the next slot).
     func write(_ pixels: [UInt8], width w: Int, height h: Int, timestamp: Int?) throws {
-        guard w == width, h == height else { throw InputError.frameSize(width: w, height: h, expected: (width, height)) }
+        guard w == width, h == height else {
+            throw InputError.frameSize(width: w, height: h, expected: (width, height))
+        }
         var slot = lastSlot + 1
         if let t = timestamp {
             let t0 = firstTimestamp ?? t

@@ -17,6 +17,8 @@ enum CLI {
     }()
     static let models = root + "/Models"
     static let shared = ProcessInfo.processInfo.environment["TASKSVISION_SHARED"] ?? (root + "/../shared")
+    static let images = shared + "/testdata/images"
+    static let sequences = shared + "/testdata/sequences"
 
     /// The `vision` executable built next to the test bundle.
     static var executable: String {
@@ -32,7 +34,8 @@ enum CLI {
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
     /// Runs `executable` (vision by default) with `args`; `environment` entries replace the inherited ones.
-    static func run(_ args: [String], environment: [String: String] = [:], executable path: String? = nil) throws -> Result {
+    static func run(_ args: [String], environment: [String: String] = [:],
+                    executable path: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path ?? executable)
         process.arguments = args
@@ -75,7 +78,8 @@ enum CLI {
 
     /// Runs ffmpeg quietly and fails the test with its error output if it fails.
     static func ffmpeg(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
-        let r = try run(["-hide_banner", "-loglevel", "error", "-nostdin", "-y"] + args, executable: try requireFFmpeg())
+        let quiet = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
+        let r = try run(quiet + args, executable: try requireFFmpeg())
         XCTAssertEqual(r.status, 0, "ffmpeg \(args): \(r.stderr)", file: file, line: line)
     }
 

@@ -5,8 +5,9 @@ import XCTest
 final class HelpTests: XCTestCase {
     /// Each command's table, with the words that run it.
     let commands: [([String], OptionTable)] = [
-        (["faces"], FacesCommand.table), (["hands"], HandsCommand.handsTable), (["gestures"], HandsCommand.gesturesTable),
-        (["pose"], PoseCommand.table), (["model", "info"], ModelCommand.infoTable), (["model", "run"], ModelCommand.runTable),
+        (["faces"], FacesCommand.table), (["hands"], HandsCommand.handsTable),
+        (["gestures"], HandsCommand.gesturesTable), (["pose"], PoseCommand.table),
+        (["model", "info"], ModelCommand.infoTable), (["model", "run"], ModelCommand.runTable),
         (["kernels"], KernelsCommand.table),
     ]
 
@@ -23,9 +24,12 @@ final class HelpTests: XCTestCase {
                 let text = r.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
                 for option in table.options {
                     XCTAssertTrue(text.contains(" \(option.name)"), "\(words): \(option.name)")
-                    XCTAssertTrue(text.contains("\(option.help) (default: \(option.defaultText))"), "\(words): \(option.name)")
+                    XCTAssertTrue(text.contains("\(option.help) (default: \(option.defaultText))"),
+                                  "\(words): \(option.name)")
                 }
-                if table.spec("--threads") != nil { XCTAssertTrue(r.stdout.contains("[--threads N]"), "\(words) usage") }
+                if table.spec("--threads") != nil {
+                    XCTAssertTrue(r.stdout.contains("[--threads N]"), "\(words) usage")
+                }
             }
         }
         // A few defaults spelled out, so a table change that drops them is noticed.
@@ -37,7 +41,9 @@ final class HelpTests: XCTestCase {
         }
         let top = try CLI.run(["--help"])
         XCTAssertEqual(top.status, 0)
-        for (words, _) in commands { XCTAssertTrue(top.stdout.contains("vision \(words.joined(separator: " "))"), "\(words)") }
+        for (words, _) in commands {
+            XCTAssertTrue(top.stdout.contains("vision \(words.joined(separator: " "))"), "\(words)")
+        }
         XCTAssertTrue(top.stdout.contains("vision faces [--threads N]"), top.stdout)
         XCTAssertEqual(try CLI.run(["model", "--help"]).status, 0)
     }

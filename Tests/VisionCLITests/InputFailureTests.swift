@@ -6,13 +6,14 @@ final class InputFailureTests: XCTestCase {
     /// reported on stderr by name and reason, and the status is 1.
     func testRunContinuesPastAnUndecodableFile() throws {
         let dir = try CLI.temporaryDirectory()
-        try FileManager.default.copyItem(atPath: CLI.shared + "/testdata/images/face_frontal_1.png", toPath: dir + "/a_good.png")
+        try FileManager.default.copyItem(atPath: CLI.images + "/face_frontal_1.png", toPath: dir + "/a_good.png")
         try Data("this is not a PNG".utf8).write(to: URL(fileURLWithPath: dir + "/b_garbage.png"))
-        try FileManager.default.copyItem(atPath: CLI.shared + "/testdata/images/faces_two_1.png", toPath: dir + "/c_good.png")
+        try FileManager.default.copyItem(atPath: CLI.images + "/faces_two_1.png", toPath: dir + "/c_good.png")
         let r = try CLI.run(["faces", "--json", dir])
         XCTAssertEqual(r.status, 1, r.stderr)
         let lines = try CLI.jsonLines(r.stdout)
-        XCTAssertEqual(lines.map { ($0["file"] as? String).map { ($0 as NSString).lastPathComponent } }, ["a_good.png", "c_good.png"])
+        let names = lines.map { ($0["file"] as? String).map { ($0 as NSString).lastPathComponent } }
+        XCTAssertEqual(names, ["a_good.png", "c_good.png"])
         XCTAssertEqual(((lines.last?["result"] as? [String: Any])?["detections"] as? [Any])?.count, 2)
         let errors = r.stderr.split(separator: "\n")
         XCTAssertEqual(errors.count, 2, r.stderr)

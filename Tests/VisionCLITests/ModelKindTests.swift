@@ -4,9 +4,10 @@ import XCTest
 final class ModelKindTests: XCTestCase {
     /// A model of another kind is named for what it is, with what the command needed.
     func testWrongKindOfModelSaysWhatWasExpected() throws {
-        let image = CLI.shared + "/testdata/images/hands_two_1.png"
+        let image = CLI.images + "/hands_two_1.png"
         for (command, model, message) in [
-            ("faces", "hand_landmarker.task", "faces needs a face detector .tflite; hand_landmarker.task is a hand landmarker bundle"),
+            ("faces", "hand_landmarker.task",
+             "faces needs a face detector .tflite; hand_landmarker.task is a hand landmarker bundle"),
             ("faces", "hand_detector.tflite", "hand_detector.tflite is a palm (hand) detector .tflite"),
             ("faces", "pose_detector.tflite", "pose_detector.tflite is a pose detector .tflite"),
             ("hands", "gesture_recognizer.task", "hands needs a hand landmarker bundle"),
@@ -23,7 +24,8 @@ final class ModelKindTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(message), "\(command) \(model): \(r.stderr)")
         }
         // The right kinds pass, including the full-range face detector and a member path.
-        for (command, model) in [("faces", "face_detection_full_range_sparse.tflite"), ("hands", "gesture_recognizer.task:hand_landmarker.task")] {
+        for (command, model) in [("faces", "face_detection_full_range_sparse.tflite"),
+                                 ("hands", "gesture_recognizer.task:hand_landmarker.task")] {
             let r = try CLI.run([command, "--model", CLI.models + "/" + model, image])
             XCTAssertEqual(r.status, 0, "\(command) \(model): \(r.stderr)")
         }

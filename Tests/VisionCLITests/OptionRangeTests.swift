@@ -4,7 +4,7 @@ import XCTest
 final class OptionRangeTests: XCTestCase {
     /// Every option value is checked when parsed: one line naming the option, the value and the allowed range.
     func testOutOfRangeValuesNameOptionValueAndRange() throws {
-        let image = CLI.shared + "/testdata/images/hands_two_1.png"
+        let image = CLI.images + "/hands_two_1.png"
         for (args, needles) in [
             (["gestures", "--score-threshold", "2"], ["--score-threshold", "2", "[0, 1]"]),
             (["faces", "--min-detection-confidence", "-0.1"], ["--min-detection-confidence", "-0.1", "[0, 1]"]),
@@ -14,8 +14,8 @@ final class OptionRangeTests: XCTestCase {
             (["hands", "--min-hand-presence-confidence", "nan"], ["--min-hand-presence-confidence", "nan"]),
             (["pose", "--threads", "65"], ["--threads", "65", "1...64"]),
             (["pose", "--threads", "0"], ["--threads", "0", "1...64"]),
-            (["faces", "--fps", "0", "--video", CLI.shared + "/testdata/sequences/hand_asl_1"], ["--fps", "0", "> 0"]),
-            (["faces", "--max-frames", "0", "--video", CLI.shared + "/testdata/sequences/hand_asl_1"], ["--max-frames", ">= 1"]),
+            (["faces", "--fps", "0", "--video", CLI.sequences + "/hand_asl_1"], ["--fps", "0", "> 0"]),
+            (["faces", "--max-frames", "0", "--video", CLI.sequences + "/hand_asl_1"], ["--max-frames", ">= 1"]),
             (["model", "run", "--threads", "100", "m.tflite"], ["--threads", "100", "1...64"]),
             (["pose", "--mode", "sometimes"], ["--mode", "sometimes", "stream or single-image"]),
             (["faces", "--orientation", "sideways"], ["--orientation", "sideways", "EXIF"]),

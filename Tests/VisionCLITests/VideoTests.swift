@@ -8,7 +8,7 @@ final class VideoTests: XCTestCase {
 
     /// The sequence's frame rate from testdata/sequences/MANIFEST.tsv.
     func frameRate(_ sequence: String) throws -> Int {
-        let manifest = try String(contentsOfFile: CLI.shared + "/testdata/sequences/MANIFEST.tsv", encoding: .utf8)
+        let manifest = try String(contentsOfFile: CLI.sequences + "/MANIFEST.tsv", encoding: .utf8)
         let rows = manifest.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         guard let header = rows.first, let column = header.firstIndex(of: "fps"),
               let row = rows.first(where: { $0.first.map(String.init) == sequence }), let fps = Int(row[column]) else {
@@ -21,7 +21,7 @@ final class VideoTests: XCTestCase {
     func makeClip(_ sequence: String, in dir: String) throws -> (clip: String, fps: Int) {
         let fps = try frameRate(sequence)
         let clip = dir + "/clip.mkv"
-        try CLI.ffmpeg(["-framerate", String(fps), "-i", CLI.shared + "/testdata/sequences/\(sequence)/%04d.png",
+        try CLI.ffmpeg(["-framerate", String(fps), "-i", CLI.sequences + "/\(sequence)/%04d.png",
                         "-frames:v", String(Self.frames), "-c:v", "ffv1", clip])
         return (clip, fps)
     }
@@ -34,7 +34,7 @@ final class VideoTests: XCTestCase {
         let (clip, fps) = try makeClip("pose_dance_1", in: dir)
         let video = try CLI.run(["pose", "--json", "--video", clip])
         XCTAssertEqual(video.status, 0, video.stderr)
-        let folder = try CLI.run(["pose", "--json", "--video", CLI.shared + "/testdata/sequences/pose_dance_1",
+        let folder = try CLI.run(["pose", "--json", "--video", CLI.sequences + "/pose_dance_1",
                                   "--fps", String(fps), "--max-frames", String(Self.frames)])
         XCTAssertEqual(folder.status, 0, folder.stderr)
         let v = try CLI.jsonLines(video.stdout), f = try CLI.jsonLines(folder.stdout)
@@ -64,10 +64,9 @@ final class VideoTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let n = 10
         // Both frames as raw RGB: the overlay's frame n and the clip's.
-        try CLI.ffmpeg(["-i", out, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                        dir + "/drawn.rgb"])
-        try CLI.ffmpeg(["-i", clip, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24",
-                        dir + "/plain.rgb"])
+        let frameN = ["-vf", "select=eq(n\\,\(n))", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24"]
+        try CLI.ffmpeg(["-i", out] + frameN + [dir + "/drawn.rgb"])
+        try CLI.ffmpeg(["-i", clip] + frameN + [dir + "/plain.rgb"])
         let drawn = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/drawn.rgb")))
         let plain = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/plain.rgb")))
         let frame = try CLI.jsonLines(r.stdout)[n]
@@ -79,8 +78,9 @@ final class VideoTests: XCTestCase {
         // At each visible landmark the drawing is red (lossy H.264, so "mostly red") and the input is not.
         var red = 0, visible = 0
         for lm in landmarks where (lm["inFrameLikelihood"] as? Double ?? 0) > 0.5 {
-            guard let p = lm["position"] as? [String: Double], let x = p["x"].map({ Int($0) }), let y = p["y"].map({ Int($0) }),
-                  x >= 0, y >= 0, x < width, y < height else { continue }
+            guard let p = lm["position"] as? [String: Double], let px = p["x"], let py = p["y"] else { continue }
+            let x = Int(px), y = Int(py)
+            guard x >= 0, y >= 0, x < width, y < height else { continue }
             visible += 1
             let o = (y * width + x) * 3
             let d = (Int(drawn[o]), Int(drawn[o + 1]), Int(drawn[o + 2]))
@@ -107,7 +107,8 @@ final class VideoTests: XCTestCase {
             let lines = try CLI.jsonLines(r.stdout)
             XCTAssertGreaterThan(lines.count, 0, command)
             XCTAssertLessThanOrEqual(lines.count, 12, command)
-            let frames = lines.compactMap { $0["frame"] as? Int }, times = lines.compactMap { $0["timestampMs"] as? Int }
+            let frames = lines.compactMap { $0["frame"] as? Int }
+            let times = lines.compactMap { $0["timestampMs"] as? Int }
             XCTAssertEqual(frames, frames.sorted(), command)
             XCTAssertEqual(Set(times).count, times.count, command)
             XCTAssertEqual(times, times.sorted(), command)
@@ -122,10 +123,11 @@ final class VideoTests: XCTestCase {
         let r = try CLI.run(["pose", "--video", clip], environment: ["PATH": empty])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stderr, "vision: --video needs ffmpeg on PATH (install it with: apt-get install ffmpeg)\n")
-        let o = try CLI.run(["pose", "--video", CLI.shared + "/testdata/sequences/pose_dance_1", "--overlay", empty + "/o.mp4"],
+        let o = try CLI.run(["pose", "--video", CLI.sequences + "/pose_dance_1", "--overlay", empty + "/o.mp4"],
                             environment: ["PATH": empty])
         XCTAssertEqual(o.status, 1)
-        XCTAssertEqual(o.stderr, "vision: --overlay o.mp4 needs ffmpeg on PATH (install it with: apt-get install ffmpeg)\n")
+        XCTAssertEqual(o.stderr,
+                       "vision: --overlay o.mp4 needs ffmpeg on PATH (install it with: apt-get install ffmpeg)\n")
     }
 
     /// A file ffmpeg cannot read is one line naming the file and ffmpeg's reason.
