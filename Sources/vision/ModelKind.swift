@@ -48,26 +48,35 @@ enum ModelKind: Equatable {
     /// Refuses a model recognized as another kind. A file that cannot be read or recognized is left
     /// to the task, whose error says precisely what is wrong with it.
     func require(_ path: String, command: String) throws {
-        guard let found = Self.inspect(path), found != self else { return }
+        let found = Self.inspect(path)
+        guard let other = found.first, !found.contains(self) else { return }
         let name = (path as NSString).lastPathComponent
-        throw UsageError("\(command) needs \(need); \(name) is \(found.description)")
+        throw UsageError("\(command) needs \(need); \(name) is \(other.description)")
     }
 
-    /// The kind of a `.tflite`, `.task`, bundle member (`a.task:b.tflite`) or model folder; nil if unknown.
-    static func inspect(_ path: String) -> ModelKind? {
+    /// The kinds of a `.tflite`, `.task`, bundle member (`a.task:b.tflite`) or model folder; empty if unknown.
+    /// A folder can be several: the four model files of a gesture recognizer make a hand landmarker too.
+    static func inspect(_ path: String) -> [ModelKind] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            return bundleKind { FileManager.default.fileExists(atPath: path + "/" + $0) }
+            let has = { (member: String) in FileManager.default.fileExists(atPath: path + "/" + member) }
+            var kinds = bundleKinds(has)
+            // A folder stands for nested bundles too (the tasks look their members up in it).
+            let flat = [ModelKind.handLandmarkerBundle, .gestureClassifierBundle].flatMap { $0.members ?? [] }
+            if flat.allSatisfy(has) && !kinds.contains(.gestureRecognizerBundle) {
+                kinds.append(.gestureRecognizerBundle)
+            }
+            return kinds
         }
-        guard let (bytes, name) = try? ModelAsset.load(path) else { return nil }
+        guard let (bytes, name) = try? ModelAsset.load(path) else { return [] }
         // A .tflite with associated files is a zip too, so the flatbuffer is tried first.
-        if let model = try? TFLiteModel(bytes: bytes, name: name) { return modelKind(model) }
-        guard let bundle = try? TaskBundle(bytes: bytes, name: name) else { return nil }
-        return bundleKind(bundle.contains)
+        if let model = try? TFLiteModel(bytes: bytes, name: name) { return modelKind(model).map { [$0] } ?? [] }
+        guard let bundle = try? TaskBundle(bytes: bytes, name: name) else { return [] }
+        return bundleKinds(bundle.contains)
     }
 
-    static func bundleKind(_ contains: (String) -> Bool) -> ModelKind? {
-        bundles.first { kind in (kind.members ?? []).allSatisfy(contains) }
+    static func bundleKinds(_ contains: (String) -> Bool) -> [ModelKind] {
+        bundles.filter { kind in (kind.members ?? []).allSatisfy(contains) }
     }
 
     /// Judged by the first subgraph's shapes (the official models' signatures).

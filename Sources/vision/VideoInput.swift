@@ -94,11 +94,16 @@ struct FrameClock {
     init(startAtZero: Bool) { self.startAtZero = startAtZero }
 
     mutating func milliseconds(_ info: FrameInfo) -> Int {
-        var t = info.milliseconds.map { Int($0.rounded()) }
-            ?? (last.map { $0 + Int(TaskOptions.defaultFrameMilliseconds) } ?? 0)
-        if startAtZero {
-            if first == nil { first = t }
-            t -= first ?? 0
+        var t: Int
+        if let ms = info.milliseconds {
+            t = Int(ms.rounded())
+            if startAtZero {
+                if first == nil { first = t }
+                t -= first ?? 0
+            }
+        } else {
+            // No timestamp: one default frame after the last.
+            t = last.map { $0 + Int(TaskOptions.defaultFrameMilliseconds) } ?? 0
         }
         // Equal or backward timestamps (rounding, missing pts) would be refused by the task.
         if let l = last, t <= l { t = l + 1 }

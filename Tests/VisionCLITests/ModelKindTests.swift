@@ -1,4 +1,5 @@
 import Foundation
+import TasksVisionFormat
 import XCTest
 
 final class ModelKindTests: XCTestCase {
@@ -23,6 +24,18 @@ final class ModelKindTests: XCTestCase {
             XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
             XCTAssertTrue(r.stderr.contains(message), "\(command) \(model): \(r.stderr)")
         }
+        // A folder of the gesture recognizer's four models serves hands and gestures, not pose.
+        let folder = try CLI.temporaryDirectory()
+        let recognizer = try TaskBundle(path: CLI.models + "/gesture_recognizer.task")
+        for nested in ["hand_landmarker.task", "hand_gesture_recognizer.task"] {
+            let bundle = try recognizer.bundle(nested)
+            for member in bundle.memberNames {
+                try Data(try bundle.member(member)).write(to: URL(fileURLWithPath: folder + "/" + member))
+            }
+        }
+        XCTAssertEqual(try CLI.run(["gestures", "--model", folder, image]).status, 0)
+        XCTAssertEqual(try CLI.run(["hands", "--model", folder, image]).status, 0)
+        XCTAssertTrue(try CLI.run(["pose", "--model", folder, image]).stderr.contains("pose needs a pose landmarker"))
         // The right kinds pass, including the full-range face detector and a member path.
         for (command, model) in [("faces", "face_detection_full_range_sparse.tflite"),
                                  ("hands", "gesture_recognizer.task:hand_landmarker.task")] {
