@@ -20,6 +20,8 @@ dpkg -s libopenblas-dev >/dev/null 2>&1 || need_apt+=(libopenblas-dev)
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
+# vision --video FILE / --overlay out.mp4 run ffmpeg as a child process.
+command -v ffmpeg >/dev/null 2>&1 || need_apt+=(ffmpeg)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   as_root apt-get update -qq

@@ -1,41 +1,61 @@
 import Foundation
 import TasksVision
 
-/// `vision faces [options] PATH...`
+/// `vision faces [options] PATH... | --video DIR|FILE|/dev/videoN`
 enum FacesCommand {
-    static let usage = "usage: vision faces [--model M] [--min-detection-confidence X] [--min-suppression-threshold X] [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])"
+    static let defaultModel = "blaze_face_short_range.tflite"
+
+    static let table = OptionTable(
+        command: "faces", summary: "Detect faces (BlazeFace, MediaPipe FaceDetector).",
+        positional: TaskOptions.positional,
+        options: [
+            TaskOptions.model("face detector .tflite", default: defaultModel),
+            .number("--min-detection-confidence", "X", .unitInterval, default: 0.5, "minimum score of a reported face"),
+            .number("--min-suppression-threshold", "X", .unitInterval, default: 0.3,
+                    "overlap (IoU) above which two faces are merged"),
+        ] + TaskOptions.common)
 
     static func run(_ args: [String]) throws {
-        let parser = try OptionParser(args, valued: TaskCommandSupport.commonValued.union(["--min-detection-confidence", "--min-suppression-threshold"]),
-                                      flags: TaskCommandSupport.commonFlags)
-        if parser.positional.isEmpty && parser.value("--video") == nil { throw UsageError(usage) }
-        var options = FaceDetectorOptions()
-        options.baseOptions.modelAssetPath = try parser.value("--model") ?? TaskCommandSupport.defaultModel("blaze_face_short_range.tflite")
-        options.baseOptions.threads = try parser.int("--threads", default: 1)
-        options.minDetectionConfidence = try TaskCommandSupport.float(parser, "--min-detection-confidence", default: 0.5)
-        options.minSuppressionThreshold = try TaskCommandSupport.float(parser, "--min-suppression-threshold", default: 0.3)
-        options.runningMode = parser.value("--video") != nil ? .video : .image
+        let o = try table.parse(args)
+        let input = try FrameInput(o)
+        let reporter = try FrameReporter(o, input: input)
+        let options = FaceDetectorOptions()
+        options.baseOptions.modelAssetPath = try TaskOptions.modelPath(o, default: defaultModel, kind: .faceDetector)
+        options.baseOptions.threads = try o.int("--threads")
+        options.minDetectionConfidence = try o.float("--min-detection-confidence")
+        options.minSuppressionThreshold = try o.float("--min-suppression-threshold")
+        options.runningMode = input.runningMode
+        if input.runningMode == .liveStream {
+            options.resultCallback = { result, t in reporter.deliver(result.map(report), timestamp: t) }
+        }
         let detector = try FaceDetector(options: options)
-        let json = parser.flags.contains("--json")
-        try TaskCommandSupport.forEachInput(parser) { file, image, timestamp in
-            let result = try timestamp.map { try detector.detect(videoFrame: image, timestampInMilliseconds: $0) } ?? detector.detect(image: image)
-            if json {
-                try TaskCommandSupport.printJSON(file: file, image: image, timestamp: timestamp, result: result)
-            } else {
-                let faces = result.detections.map { d in
-                    String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", d.boundingBox.minX, d.boundingBox.minY, d.boundingBox.width,
-                           d.boundingBox.height, d.categories.first?.score ?? 0)
+        let calls: TaskCalls
+        switch input.runningMode {
+        case .image: calls = .image { report(try detector.detect(image: $0)) }
+        case .video: calls = .video { report(try detector.detect(videoFrame: $0, timestampInMilliseconds: $1)) }
+        case .liveStream:
+            calls = .live(submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) },
+                          drain: detector.waitForPendingResults)
+        }
+        try TaskRun.run(input, calls, reporter)
+    }
+
+    static func report(_ result: FaceDetectorResult) -> FrameReport {
+        let faces = result.detections.map { d in
+            let b = d.boundingBox
+            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.minX, b.minY, b.width, b.height,
+                          d.categories.first?.score ?? 0)
+        }
+        let n = result.detections.count
+        let summary = "\(n) face\(n == 1 ? "" : "s")" + (faces.isEmpty ? "" : ": " + faces.joined(separator: " "))
+        return FrameReport(result: result, summary: summary) { overlay in
+            for d in result.detections {
+                overlay.rect(d.boundingBox, (0, 255, 0))
+                for k in d.keypoints ?? [] {
+                    overlay.dot(Float(k.location.x) * Float(overlay.width), Float(k.location.y) * Float(overlay.height), (255, 0, 0))
                 }
-                print("\(file): \(result.detections.count) face\(result.detections.count == 1 ? "" : "s")" + (faces.isEmpty ? "" : ": " + faces.joined(separator: " ")))
-            }
-            if let dir = parser.value("--overlay") {
-                var overlay = Overlay(image)
-                for d in result.detections {
-                    overlay.rect(d.boundingBox, (0, 255, 0))
-                    for k in d.keypoints ?? [] { overlay.dot(Float(k.location.x) * Float(image.width), Float(k.location.y) * Float(image.height), (255, 0, 0)) }
-                    overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), Float(d.boundingBox.minX), max(0, Float(d.boundingBox.minY) - Float(overlay.thickness * 14)), (255, 255, 0))
-                }
-                try overlay.write(try Overlay.path(in: dir, for: file))
+                overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), Float(d.boundingBox.minX),
+                             max(0, Float(d.boundingBox.minY) - Float(overlay.thickness * 14)), (255, 255, 0))
             }
         }
     }

@@ -1,96 +1,131 @@
 import Foundation
 import TasksVision
 
-/// `vision hands` and `vision gestures`.
+/// `vision hands` (HandLandmarker) and `vision gestures` (GestureRecognizer).
 enum HandsCommand {
+    static let handModel = "hand_landmarker.task", gestureModel = "gesture_recognizer.task"
+
+    static let handOptions: [OptionSpec] = [
+        .number("--num-hands", "N", .atLeast(1), default: 1, "most hands to find"),
+        .number("--min-hand-detection-confidence", "X", .unitInterval, default: 0.5, "minimum palm detection score"),
+        .number("--min-hand-presence-confidence", "X", .unitInterval, default: 0.5,
+                "minimum hand presence score of the landmark model"),
+        .number("--min-tracking-confidence", "X", .unitInterval, default: 0.5,
+                "minimum overlap with the last frame's hand to keep tracking it (video, live stream)"),
+    ]
+
+    static let gestureOptions: [OptionSpec] = [
+        .text("--canned-allowlist", "A,B", default: "all", "report only these canned gestures"),
+        .text("--canned-denylist", "A,B", default: "none", "never report these canned gestures"),
+        .number("--score-threshold", "X", .unitInterval, default: 0, "minimum score of a reported gesture"),
+    ]
+
+    static let handsTable = OptionTable(
+        command: "hands", summary: "Hand landmarks and handedness (MediaPipe HandLandmarker).",
+        positional: TaskOptions.positional,
+        options: [TaskOptions.model("hand landmarker .task bundle", default: handModel)] + handOptions
+            + TaskOptions.common,
+        elsewhere: Dictionary(uniqueKeysWithValues: gestureOptions.map { ($0.name, "vision gestures") }))
+
+    static let gesturesTable = OptionTable(
+        command: "gestures", summary: "Hand gestures (MediaPipe GestureRecognizer).",
+        positional: TaskOptions.positional,
+        options: [TaskOptions.model("gesture recognizer .task bundle", default: gestureModel)] + handOptions
+            + gestureOptions + TaskOptions.common)
+
     static func run(_ args: [String], gestures: Bool) throws {
-        let name = gestures ? "gestures" : "hands"
-        let valued: Set<String> = ["--num-hands", "--min-hand-detection-confidence", "--min-hand-presence-confidence", "--min-tracking-confidence",
-                                   "--canned-allowlist", "--canned-denylist", "--score-threshold"]
-        let parser = try OptionParser(args, valued: TaskCommandSupport.commonValued.union(valued), flags: TaskCommandSupport.commonFlags)
-        if parser.positional.isEmpty && parser.value("--video") == nil {
-            throw UsageError("usage: vision \(name) [--model M] [--num-hands N] [--min-hand-detection-confidence X] [--min-hand-presence-confidence X] [--min-tracking-confidence X]"
-                             + (gestures ? " [--canned-allowlist A,B] [--canned-denylist A,B] [--score-threshold X]" : "")
-                             + " [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
-        }
-        if !gestures, let bad = ["--canned-allowlist", "--canned-denylist", "--score-threshold"].first(where: { parser.value($0) != nil }) {
-            throw UsageError("\(bad) is an option of 'vision gestures'")
-        }
-        let model = try parser.value("--model") ?? TaskCommandSupport.defaultModel(gestures ? "gesture_recognizer.task" : "hand_landmarker.task")
-        let numHands = try parser.int("--num-hands", default: 1)
-        let detection = try TaskCommandSupport.float(parser, "--min-hand-detection-confidence", default: 0.5)
-        let presence = try TaskCommandSupport.float(parser, "--min-hand-presence-confidence", default: 0.5)
-        let tracking = try TaskCommandSupport.float(parser, "--min-tracking-confidence", default: 0.5)
-        let mode: RunningMode = parser.value("--video") != nil ? .video : .image
-        let threads = try parser.int("--threads", default: 1)
-        let json = parser.flags.contains("--json")
-
-        func list(_ v: String?) -> [String] { v.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? [] }
-
-        typealias Run = (MPImage, Int?) throws -> (landmarks: [[NormalizedLandmark]], handedness: [[ResultCategory]], gestures: [[ResultCategory]]?, encode: (String, MPImage, Int?) throws -> Void)
-        let run: Run
+        let o = try (gestures ? gesturesTable : handsTable).parse(args)
+        let input = try FrameInput(o)
+        let reporter = try FrameReporter(o, input: input)
+        let model = try gestures
+            ? TaskOptions.modelPath(o, default: gestureModel, kind: .gestureRecognizerBundle)
+            : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
+        let threads = try o.int("--threads")
+        let live = input.runningMode == .liveStream
+        let calls: TaskCalls
         if gestures {
-            var o = GestureRecognizerOptions()
-            o.baseOptions.modelAssetPath = model
-            o.baseOptions.threads = threads
-            o.runningMode = mode
-            o.numHands = numHands
-            o.minHandDetectionConfidence = detection
-            o.minHandPresenceConfidence = presence
-            o.minTrackingConfidence = tracking
+            let options = GestureRecognizerOptions()
+            options.baseOptions.modelAssetPath = model
+            options.baseOptions.threads = threads
+            options.runningMode = input.runningMode
+            options.numHands = try o.int("--num-hands")
+            options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
+            options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
+            options.minTrackingConfidence = try o.float("--min-tracking-confidence")
             let canned = ClassifierOptions(), custom = ClassifierOptions()
-            canned.categoryAllowlist = list(parser.value("--canned-allowlist"))
-            canned.categoryDenylist = list(parser.value("--canned-denylist"))
-            canned.scoreThreshold = try TaskCommandSupport.float(parser, "--score-threshold", default: 0)
+            canned.categoryAllowlist = o.list("--canned-allowlist")
+            canned.categoryDenylist = o.list("--canned-denylist")
+            canned.scoreThreshold = try o.float("--score-threshold")
             custom.scoreThreshold = canned.scoreThreshold
-            o.cannedGesturesClassifierOptions = canned
-            o.customGesturesClassifierOptions = custom
-            let recognizer = try GestureRecognizer(options: o)
-            run = { image, t in
-                let r = try t.map { try recognizer.recognize(videoFrame: image, timestampInMilliseconds: $0) } ?? recognizer.recognize(image: image)
-                return (r.landmarks, r.handedness, r.gestures, { f, i, ts in try TaskCommandSupport.printJSON(file: f, image: i, timestamp: ts, result: r) })
+            options.cannedGesturesClassifierOptions = canned
+            options.customGesturesClassifierOptions = custom
+            if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
+            let recognizer = try GestureRecognizer(options: options)
+            switch input.runningMode {
+            case .image: calls = .image { report(try recognizer.recognize(image: $0)) }
+            case .video:
+                calls = .video { report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1)) }
+            case .liveStream:
+                calls = .live(submit: { try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1) },
+                              drain: recognizer.waitForPendingResults)
             }
         } else {
-            var o = HandLandmarkerOptions()
-            o.baseOptions.modelAssetPath = model
-            o.baseOptions.threads = threads
-            o.runningMode = mode
-            o.numHands = numHands
-            o.minHandDetectionConfidence = detection
-            o.minHandPresenceConfidence = presence
-            o.minTrackingConfidence = tracking
-            let landmarker = try HandLandmarker(options: o)
-            run = { image, t in
-                let r = try t.map { try landmarker.detect(videoFrame: image, timestampInMilliseconds: $0) } ?? landmarker.detect(image: image)
-                return (r.landmarks, r.handedness, nil, { f, i, ts in try TaskCommandSupport.printJSON(file: f, image: i, timestamp: ts, result: r) })
+            let options = HandLandmarkerOptions()
+            options.baseOptions.modelAssetPath = model
+            options.baseOptions.threads = threads
+            options.runningMode = input.runningMode
+            options.numHands = try o.int("--num-hands")
+            options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
+            options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
+            options.minTrackingConfidence = try o.float("--min-tracking-confidence")
+            if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
+            let landmarker = try HandLandmarker(options: options)
+            switch input.runningMode {
+            case .image: calls = .image { report(try landmarker.detect(image: $0)) }
+            case .video: calls = .video { report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1)) }
+            case .liveStream:
+                calls = .live(submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) },
+                              drain: landmarker.waitForPendingResults)
             }
         }
-        try TaskCommandSupport.forEachInput(parser) { file, image, timestamp in
-            let r = try run(image, timestamp)
-            if json {
-                try r.encode(file, image, timestamp)
-            } else {
-                let hands = r.landmarks.indices.map { i -> String in
-                    let h = r.handedness[i].first.map { String(format: "%@ %.2f", $0.categoryName ?? "?", $0.score) } ?? "?"
-                    let g = r.gestures?[i].first.map { String(format: ", %@ %.2f", $0.categoryName ?? "?", $0.score) } ?? ""
-                    return "[\(h)\(g)]"
+        try TaskRun.run(input, calls, reporter)
+    }
+
+    static func report(_ r: HandLandmarkerResult) -> FrameReport {
+        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: nil)
+    }
+
+    static func report(_ r: GestureRecognizerResult) -> FrameReport {
+        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: r.gestures)
+    }
+
+    /// The best category of hand `i`, if there is one.
+    static func top(_ lists: [[ResultCategory]]?, _ i: Int) -> ResultCategory? {
+        guard let lists, lists.indices.contains(i) else { return nil }
+        return lists[i].first
+    }
+
+    static func report(_ result: any Encodable, landmarks: [[NormalizedLandmark]], handedness: [[ResultCategory]],
+                       gestures: [[ResultCategory]]?) -> FrameReport {
+        let hands = landmarks.indices.map { i -> String in
+            let h = top(handedness, i).map { String(format: "%@ %.2f", $0.categoryName ?? "?", $0.score) } ?? "?"
+            let g = top(gestures, i).map { String(format: ", %@ %.2f", $0.categoryName ?? "?", $0.score) } ?? ""
+            return "[\(h)\(g)]"
+        }
+        let summary = "\(landmarks.count) hand\(landmarks.count == 1 ? "" : "s")"
+            + (hands.isEmpty ? "" : ": " + hands.joined(separator: " "))
+        return FrameReport(result: result, summary: summary) { overlay in
+            let W = Float(overlay.width), H = Float(overlay.height)
+            for (i, lms) in landmarks.enumerated() {
+                for c in HandConnections.all where lms.indices.contains(c.start) && lms.indices.contains(c.end) {
+                    let a = lms[c.start], b = lms[c.end]
+                    overlay.line(a.x * W, a.y * H, b.x * W, b.y * H, (0, 255, 0))
                 }
-                print("\(file): \(r.landmarks.count) hand\(r.landmarks.count == 1 ? "" : "s")" + (hands.isEmpty ? "" : ": " + hands.joined(separator: " ")))
-            }
-            if let dir = parser.value("--overlay") {
-                var overlay = Overlay(image)
-                let W = Float(image.width), H = Float(image.height)
-                for (i, lms) in r.landmarks.enumerated() {
-                    for c in HandConnections.all {
-                        overlay.line(lms[c.start].x * W, lms[c.start].y * H, lms[c.end].x * W, lms[c.end].y * H, (0, 255, 0))
-                    }
-                    for lm in lms { overlay.dot(lm.x * W, lm.y * H, (255, 0, 0)) }
-                    var label = r.handedness[i].first?.categoryName ?? ""
-                    if let g = r.gestures?[i].first { label += " " + (g.categoryName ?? "") + String(format: " %.2f", g.score) }
-                    let minY = lms.map(\.y).min() ?? 0, minX = lms.map(\.x).min() ?? 0
-                    overlay.text(label, minX * W, max(0, minY * H - Float(overlay.thickness * 14)), (255, 255, 0))
-                }
-                try overlay.write(try Overlay.path(in: dir, for: file))
+                for lm in lms { overlay.dot(lm.x * W, lm.y * H, (255, 0, 0)) }
+                var label = top(handedness, i)?.categoryName ?? ""
+                if let g = top(gestures, i) { label += " " + (g.categoryName ?? "") + String(format: " %.2f", g.score) }
+                let minY = lms.map(\.y).min() ?? 0, minX = lms.map(\.x).min() ?? 0
+                overlay.text(label, minX * W, max(0, minY * H - Float(overlay.thickness * 14)), (255, 255, 0))
             }
         }
     }

@@ -3,11 +3,17 @@ import TasksVisionEngine
 
 /// `vision kernels`: which microkernel sets this CPU runs, and which one the engine takes.
 enum KernelsCommand {
+    static let table = OptionTable(
+        command: "kernels", summary: "The CPU, the kernel sets it supports and the one in use.",
+        positional: [],
+        options: [.flag("--supported", "print only the supported sets, one a line, fastest first")],
+        notes: ["\(KernelSet.environmentVariable)=portable|avx2|avx512|neon forces a set."])
+
     static func run(_ args: [String]) throws {
-        let options = try OptionParser(args, valued: [], flags: ["--supported"])
-        guard options.positional.isEmpty else { throw UsageError("usage: vision kernels [--supported]") }
+        let options = try table.parse(args)
+        guard options.positional.isEmpty else { throw UsageError(table.usage) }
         let supported = KernelSet.supported()
-        if options.flags.contains("--supported") {
+        if options.flag("--supported") {
             // One set per line, fastest first (for scripts: CI runs the suite under each).
             for set in supported { print(set.rawValue) }
             return
@@ -15,10 +21,13 @@ enum KernelsCommand {
         let features = CPUFeatures.current
         let inUse = try KernelSet.fromEnvironment()
         print("cpu: \(features.modelName.isEmpty ? "unknown" : features.modelName)")
-        let shown = ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd", "asimd"].filter(features.flags.contains)
+        let shown = ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd", "asimd"]
+            .filter(features.flags.contains)
         print("features: \(shown.joined(separator: " "))")
         print("supported: \(supported.map(\.rawValue).joined(separator: ", "))")
-        print("in use: \(inUse)\(ProcessInfo.processInfo.environment[KernelSet.environmentVariable].map { _ in " (\(KernelSet.environmentVariable))" } ?? "")")
-        print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") (OpenBLAS kernels: \(BLASConfiguration.coreName))")
+        let forced = ProcessInfo.processInfo.environment[KernelSet.environmentVariable] != nil
+        print("in use: \(inUse)\(forced ? " (\(KernelSet.environmentVariable))" : "")")
+        print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") "
+              + "(OpenBLAS kernels: \(BLASConfiguration.coreName))")
     }
 }

@@ -5,20 +5,45 @@ import TasksVisionKernels
 
 /// `vision model info|run`.
 enum ModelCommand {
+    static let infoTable = OptionTable(
+        command: "model info", summary: "Inputs, outputs, operator counts, kernels and metadata of a model.",
+        positional: ["MODEL"], options: [],
+        notes: [modelNote])
+
+    static let runTable = OptionTable(
+        command: "model run", summary: "Run one inference and write every output as DIR/<output index>.npy (float32).",
+        positional: ["MODEL"],
+        options: [
+            .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
+                  "an input tensor (.npy), one per model input, in order"),
+            .required("--output", "DIR", "the folder the outputs are written to"),
+            TaskOptions.threads,
+        ],
+        notes: [modelNote])
+
+    static let modelNote = "MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite "
+        + "(nested with more colons)."
+
+    static var usage: String {
+        "usage: vision model info|run ...\n  info  \(infoTable.summary)\n  run   \(runTable.summary)\n"
+            + "(vision model info --help, vision model run --help)"
+    }
+
     static func run(_ args: [String]) throws {
         guard let sub = args.first else { throw UsageError("'vision model' needs 'info' or 'run'") }
         let rest = Array(args.dropFirst())
         switch sub {
         case "info": try info(rest)
         case "run": try runModel(rest)
+        case "--help", "-h": throw HelpRequest(text: usage)
         default: throw UsageError("unknown 'vision model' command '\(sub)' (info, run)")
         }
     }
 
     static func info(_ args: [String]) throws {
-        let options = try OptionParser(args, valued: [], flags: ["--json"])
+        let options = try infoTable.parse(args)
         guard options.positional.count == 1, let path = options.positional.first else {
-            throw UsageError("usage: vision model info MODEL")
+            throw UsageError("give one MODEL (see vision model info --help)")
         }
         let model = try ModelAsset.loadModel(path)
         // Building the plan checks every op is supported.
@@ -27,18 +52,23 @@ enum ModelCommand {
         print("model: \(model.name)")
         print("subgraphs: \(model.subgraphs.count), operators: \(sg.operators.count), tensors: \(sg.tensors.count)")
         print("inputs:")
-        for (i, t) in sg.inputs.enumerated() { print("  \(i): \(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)") }
+        func describe(_ t: Int) -> String { "\(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)" }
+        for (i, t) in sg.inputs.enumerated() { print("  \(i): \(describe(t))") }
         print("outputs:")
-        for (i, t) in sg.outputs.enumerated() { print("  \(i): \(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)") }
+        for (i, t) in sg.outputs.enumerated() { print("  \(i): \(describe(t))") }
         var counts: [String: Int] = [:]
         for op in sg.operators { counts[op.opcode.name, default: 0] += 1 }
         print("operators:")
         for (name, n) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             print("  \(name): \(n)")
         }
-        print("kernels: \(interpreter.kernelSet) (CPU \(CPUFeatures.current.modelName.isEmpty ? "unknown" : CPUFeatures.current.modelName); "
-              + "supports \(KernelSet.supported().map(\.rawValue).joined(separator: ", ")); \(KernelSet.environmentVariable) chooses)")
-        print("engine: \(interpreter.layerCount) layers after folding and fusion, arena \(interpreter.arenaBytes) bytes, weights \(interpreter.constantBytes) bytes, \(String(format: "%.1f", interpreter.flops / 1e6)) MFLOP")
+        let cpu = CPUFeatures.current.modelName.isEmpty ? "unknown" : CPUFeatures.current.modelName
+        let sets = KernelSet.supported().map(\.rawValue).joined(separator: ", ")
+        let chooser = KernelSet.environmentVariable
+        print("kernels: \(interpreter.kernelSet) (CPU \(cpu); supports \(sets); \(chooser) chooses)")
+        let mflop = String(format: "%.1f", interpreter.flops / 1e6)
+        print("engine: \(interpreter.layerCount) layers after folding and fusion, "
+              + "arena \(interpreter.arenaBytes) bytes, weights \(interpreter.constantBytes) bytes, \(mflop) MFLOP")
         if let meta = try model.metadata() {
             print("metadata:")
             if let n = meta.name { print("  name: \(n)") }
@@ -60,27 +90,31 @@ enum ModelCommand {
         }
         let appended = try model.associatedFiles()
         if !appended.isEmpty {
-            print("appended files: " + appended.keys.sorted().map { "\($0) (\(appended[$0]!.count) bytes)" }.joined(separator: ", "))
+            let files = appended.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value.count) bytes)" }
+            print("appended files: " + files.joined(separator: ", "))
         }
     }
 
     static func runModel(_ args: [String]) throws {
-        let options = try OptionParser(args, valued: ["--input", "--output", "--threads"], flags: [])
+        let options = try runTable.parse(args)
         guard options.positional.count == 1, let path = options.positional.first else {
-            throw UsageError("usage: vision model run MODEL --input F.npy [--input ...] --output DIR")
+            throw UsageError("give one MODEL (see vision model run --help)")
         }
-        guard let outDir = options.value("--output") else { throw UsageError("--output DIR is required") }
-        let threads = try options.int("--threads", default: 1)
+        let outDir = options.string("--output") ?? "."
+        let threads = try options.int("--threads")
         let interpreter = try Interpreter(model: try ModelAsset.loadModel(path), options: .init(threads: threads))
-        let inputFiles = options.values["--input"] ?? []
+        let inputFiles = options.strings("--input")
         guard inputFiles.count == interpreter.inputs.count else {
-            throw UsageError("\(path) has \(interpreter.inputs.count) inputs (\(interpreter.inputs.map(\.description).joined(separator: "; "))), got \(inputFiles.count) --input files")
+            let shapes = interpreter.inputs.map(\.description).joined(separator: "; ")
+            throw UsageError("\(path) has \(interpreter.inputs.count) inputs (\(shapes)), "
+                             + "got \(inputFiles.count) --input files")
         }
         for (i, file) in inputFiles.enumerated() {
             let array = try NumpyArray.read(file)
             let expected = interpreter.inputs[i]
             guard array.elementCount == expected.elementCount else {
-                throw UsageError("\(file): shape \(array.shape) does not fit input \(i) '\(expected.name)' of shape \(expected.shape)")
+                throw UsageError("\(file): shape \(array.shape) does not fit input \(i) '\(expected.name)' "
+                                 + "of shape \(expected.shape)")
             }
             try interpreter.setInput(i, array.floats())
         }

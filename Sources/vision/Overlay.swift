@@ -11,12 +11,14 @@ struct Overlay {
     init(_ image: MPImage) {
         width = image.width; height = image.height
         pixels = [UInt8](repeating: 0, count: width * height * 3)
-        let rgb = ImageToTensor.warp(image.withOrientation(.up), roi: RotatedRect(centerX: Float(image.pixelWidth) / 2, centerY: Float(image.pixelHeight) / 2,
-                                                                                  width: Float(image.pixelWidth), height: Float(image.pixelHeight), rotation: 0),
+        let pw = Float(image.pixelWidth), ph = Float(image.pixelHeight)
+        let whole = RotatedRect(centerX: pw / 2, centerY: ph / 2, width: pw, height: ph, rotation: 0)
+        let rgb = ImageToTensor.warp(image.withOrientation(.up), roi: whole,
                                      width: image.pixelWidth, height: image.pixelHeight, border: .replicate)
         for y in 0..<height {
             for x in 0..<width {
-                let s = image.orientation.storedPoint(fromDisplay: (x: (Float(x) + 0.5) / Float(width), y: (Float(y) + 0.5) / Float(height)))
+                let display = (x: (Float(x) + 0.5) / Float(width), y: (Float(y) + 0.5) / Float(height))
+                let s = image.orientation.storedPoint(fromDisplay: display)
                 let sx = min(image.pixelWidth - 1, max(0, Int(s.x * Float(image.pixelWidth))))
                 let sy = min(image.pixelHeight - 1, max(0, Int(s.y * Float(image.pixelHeight))))
                 for c in 0..<3 { pixels[(y * width + x) * 3 + c] = rgb[(sy * image.pixelWidth + sx) * 3 + c] }
@@ -44,7 +46,8 @@ struct Overlay {
 
     mutating func rect(_ r: CGRect, _ color: (UInt8, UInt8, UInt8)) {
         let x0 = Float(r.minX), y0 = Float(r.minY), x1 = Float(r.maxX), y1 = Float(r.maxY)
-        line(x0, y0, x1, y0, color); line(x1, y0, x1, y1, color); line(x1, y1, x0, y1, color); line(x0, y1, x0, y0, color)
+        line(x0, y0, x1, y0, color); line(x1, y0, x1, y1, color)
+        line(x1, y1, x0, y1, color); line(x0, y1, x0, y0, color)
     }
 
     mutating func dot(_ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
@@ -61,7 +64,8 @@ struct Overlay {
         "F": [7, 4, 6, 4, 4], "G": [7, 4, 5, 5, 7], "H": [5, 5, 7, 5, 5], "I": [7, 2, 2, 2, 7], "J": [1, 1, 1, 5, 7],
         "K": [5, 5, 6, 5, 5], "L": [4, 4, 4, 4, 7], "M": [5, 7, 7, 5, 5], "N": [6, 5, 5, 5, 5], "O": [7, 5, 5, 5, 7],
         "P": [7, 5, 7, 4, 4], "Q": [7, 5, 5, 7, 1], "R": [7, 5, 6, 5, 5], "S": [7, 4, 7, 1, 7], "T": [7, 2, 2, 2, 2],
-        "U": [5, 5, 5, 5, 7], "V": [5, 5, 5, 5, 2], "W": [5, 5, 7, 7, 5], "X": [5, 5, 2, 5, 5], "Y": [5, 5, 2, 2, 2], "Z": [7, 1, 2, 4, 7],
+        "U": [5, 5, 5, 5, 7], "V": [5, 5, 5, 5, 2], "W": [5, 5, 7, 7, 5], "X": [5, 5, 2, 5, 5], "Y": [5, 5, 2, 2, 2],
+        "Z": [7, 1, 2, 4, 7],
     ]
 
     mutating func text(_ s: String, _ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
@@ -71,7 +75,9 @@ struct Overlay {
             if let g = Self.glyphs[ch] {
                 for (row, bits) in g.enumerated() {
                     for col in 0..<3 where bits & (4 >> col) != 0 {
-                        for dy in 0..<scale { for dx in 0..<scale { set(cx + col * scale + dx, Int(y) + row * scale + dy, color) } }
+                        for dy in 0..<scale {
+                            for dx in 0..<scale { set(cx + col * scale + dx, Int(y) + row * scale + dy, color) }
+                        }
                     }
                 }
             }
@@ -81,10 +87,5 @@ struct Overlay {
 
     func write(_ path: String) throws {
         try ImageFile.writePNG(DecodedImage(width: width, height: height, channels: 3, pixels: pixels), to: path)
-    }
-
-    static func path(in dir: String, for file: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        return dir + "/" + ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".png"
     }
 }

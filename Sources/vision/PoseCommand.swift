@@ -5,58 +5,92 @@ import TasksVision
 enum PoseCommand {
     /// MediaPipe's pose connections, for the overlay.
     static let connections: [(Int, Int)] = [
-        (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10), (11, 12), (11, 13), (13, 15), (15, 17), (15, 19),
-        (15, 21), (17, 19), (12, 14), (14, 16), (16, 18), (16, 20), (16, 22), (18, 20), (11, 23), (12, 24), (23, 24), (23, 25),
-        (24, 26), (25, 27), (26, 28), (27, 29), (28, 30), (29, 31), (30, 32), (27, 31), (28, 32),
+        (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10), (11, 12), (11, 13), (13, 15), (15, 17),
+        (15, 19), (15, 21), (17, 19), (12, 14), (14, 16), (16, 18), (16, 20), (16, 22), (18, 20), (11, 23), (12, 24),
+        (23, 24), (23, 25), (24, 26), (25, 27), (26, 28), (27, 29), (28, 30), (29, 31), (30, 32), (27, 31), (28, 32),
     ]
+
+    static let liteModel = "pose_landmarker_lite.task", fullModel = "pose_landmarker_full.task"
+
+    static let table = OptionTable(
+        command: "pose", summary: "Body pose, 33 landmarks (ML Kit PoseDetector on BlazePose).",
+        positional: TaskOptions.positional,
+        options: [
+            .flag("--accurate", "use the full model (AccuratePoseDetectorOptions) instead of the lite one"),
+            .choice("--mode", ["stream", "single-image"], default: nil, note: "stream with --video, else single-image",
+                    "stream follows the person from frame to frame; single-image detects afresh each time"),
+            .text("--model", "M", default: "Models/\(liteModel) (\(fullModel) with --accurate)",
+                  "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
+        ] + TaskOptions.common)
 
     struct Output: Encodable { let poses: [Pose] }
 
     static func run(_ args: [String]) throws {
-        let parser = try OptionParser(args, valued: TaskCommandSupport.commonValued.union(["--mode"]), flags: TaskCommandSupport.commonFlags.union(["--accurate"]))
-        if parser.positional.isEmpty && parser.value("--video") == nil {
-            throw UsageError("usage: vision pose [--accurate] [--mode stream|single-image] [--model M] [--orientation O] [--ignore-exif] [--json] [--overlay DIR] (PATH... | --video DIR [--fps N])")
+        let o = try table.parse(args)
+        let input = try FrameInput(o)
+        let reporter = try FrameReporter(o, input: input)
+        let accurate = o.flag("--accurate")
+        let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
+        options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? fullModel : liteModel,
+                                                           kind: .poseLandmarkerBundle)
+        options.threads = try o.int("--threads")
+        switch o.choice("--mode") {
+        case "stream"?: options.detectorMode = .stream
+        case "single-image"?: options.detectorMode = .singleImage
+        default: options.detectorMode = input.runningMode == .image ? .singleImage : .stream
         }
-        let options: CommonPoseDetectorOptions = parser.flags.contains("--accurate") ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
-        options.modelAssetPath = try parser.value("--model")
-            ?? TaskCommandSupport.defaultModel(parser.flags.contains("--accurate") ? "pose_landmarker_full.task" : "pose_landmarker_lite.task")
-        options.threads = try parser.int("--threads", default: 1)
-        switch parser.value("--mode") {
-        case nil: options.detectorMode = parser.value("--video") != nil ? .stream : .singleImage
-        case "stream": options.detectorMode = .stream
-        case "single-image": options.detectorMode = .singleImage
-        case let other?: throw UsageError("--mode takes stream or single-image, got '\(other)'")
+        if input.runningMode == .liveStream && options.detectorMode != .stream {
+            throw UsageError("--mode single-image does not apply to a live stream")
         }
-        let detector = try PoseDetector.poseDetector(options: options)
-        let json = parser.flags.contains("--json")
-        var lastTimestamp = -1
-        try TaskCommandSupport.forEachInput(parser) { file, image, timestamp in
+        let detector = PoseDetector.poseDetector(options: options)
+        let stream = options.detectorMode == .stream
+        let calls: TaskCalls
+        switch input.runningMode {
+        case .image:
             // Stream mode over still images: give each a later timestamp than the last.
-            let t = timestamp ?? (lastTimestamp + 33)
-            lastTimestamp = t
-            let poses = try detector.results(in: VisionImage(image: image), timestampInMilliseconds: options.detectorMode == .stream ? t : nil)
-            if json {
-                try TaskCommandSupport.printJSON(file: file, image: image, timestamp: timestamp, result: Output(poses: poses))
-            } else {
-                let summary = poses.first.map { p -> String in
-                    let visible = p.landmarks.filter { $0.inFrameLikelihood > 0.5 }.count
-                    let nose = p.landmark(ofType: .nose).position
-                    return String(format: ": nose at (%.0f, %.0f), %d of 33 landmarks in frame", nose.x, nose.y, visible)
-                } ?? ""
-                print("\(file): \(poses.count) pose\(poses.count == 1 ? "" : "s")\(summary)")
+            var last = -1
+            calls = .image { image in
+                last += 33
+                return report(try detector.results(in: VisionImage(image: image),
+                                                   timestampInMilliseconds: stream ? last : nil))
             }
-            if let dir = parser.value("--overlay") {
-                var overlay = Overlay(image)
-                for p in poses {
-                    for (a, b) in connections {
-                        let pa = p.landmarks[a], pb = p.landmarks[b]
-                        if pa.inFrameLikelihood > 0.5 && pb.inFrameLikelihood > 0.5 {
-                            overlay.line(Float(pa.position.x), Float(pa.position.y), Float(pb.position.x), Float(pb.position.y), (0, 255, 0))
-                        }
+        case .video:
+            calls = .video {
+                report(try detector.results(in: VisionImage(image: $0), timestampInMilliseconds: stream ? $1 : nil))
+            }
+        case .liveStream:
+            let queue = LiveQueue()
+            calls = .live(submit: { image, t in
+                queue.submit {
+                    let result = Result {
+                        report(try detector.results(in: VisionImage(image: image), timestampInMilliseconds: t))
                     }
-                    for lm in p.landmarks where lm.inFrameLikelihood > 0.5 { overlay.dot(Float(lm.position.x), Float(lm.position.y), (255, 0, 0)) }
+                    reporter.deliver(result, timestamp: t)
                 }
-                try overlay.write(try Overlay.path(in: dir, for: file))
+            }, drain: queue.drain)
+        }
+        try TaskRun.run(input, calls, reporter)
+    }
+
+    static func report(_ poses: [Pose]) -> FrameReport {
+        let summary = poses.first.map { p -> String in
+            let visible = p.landmarks.filter { $0.inFrameLikelihood > 0.5 }.count
+            let nose = p.landmark(ofType: .nose).position
+            return String(format: ": nose at (%.0f, %.0f), %d of 33 landmarks in frame", nose.x, nose.y, visible)
+        } ?? ""
+        let line = "\(poses.count) pose\(poses.count == 1 ? "" : "s")\(summary)"
+        return FrameReport(result: Output(poses: poses), summary: line) { overlay in
+            for p in poses {
+                for (a, b) in connections where p.landmarks.indices.contains(a) && p.landmarks.indices.contains(b) {
+                    let pa = p.landmarks[a], pb = p.landmarks[b]
+                    if pa.inFrameLikelihood > 0.5 && pb.inFrameLikelihood > 0.5 {
+                        overlay.line(Float(pa.position.x), Float(pa.position.y), Float(pb.position.x), Float(pb.position.y),
+                                     (0, 255, 0))
+                    }
+                }
+                for lm in p.landmarks where lm.inFrameLikelihood > 0.5 {
+                    overlay.dot(Float(lm.position.x), Float(lm.position.y), (255, 0, 0))
+                }
             }
         }
     }

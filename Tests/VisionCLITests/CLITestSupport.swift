@@ -1,6 +1,14 @@
 import Foundation
 import XCTest
 
+struct NotAJSONObject: Error { let line: String }
+
+/// A child's standard error, read on another thread (the semaphore orders the write before the read).
+final class ErrorOutput: @unchecked Sendable {
+    var data = Data()
+    let done = DispatchSemaphore(value: 0)
+}
+
 enum CLI {
     static let root: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -9,6 +17,8 @@ enum CLI {
     }()
     static let models = root + "/Models"
     static let shared = ProcessInfo.processInfo.environment["TASKSVISION_SHARED"] ?? (root + "/../shared")
+    static let images = shared + "/testdata/images"
+    static let sequences = shared + "/testdata/sequences"
 
     /// The `vision` executable built next to the test bundle.
     static var executable: String {
@@ -23,23 +33,63 @@ enum CLI {
 
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
-    static func run(_ args: [String]) throws -> Result {
+    /// Runs `executable` (vision by default) with `args`; `environment` entries replace the inherited ones.
+    static func run(_ args: [String], environment: [String: String] = [:],
+                    executable path: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: path ?? executable)
         process.arguments = args
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // Standard error is drained on another thread so that neither pipe can fill up and stall the child.
+        let e = ErrorOutput()
+        DispatchQueue.global().async {
+            e.data = err.fileHandleForReading.readDataToEndOfFile()
+            e.done.signal()
+        }
         let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        e.done.wait()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                      stderr: String(decoding: e.data, as: UTF8.self))
     }
 
     static func temporaryDirectory() throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vision-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
+    }
+
+    /// ffmpeg on PATH, or nil (tests that need it are skipped; CI installs it through tools/setup.sh).
+    static let ffmpeg: String? = {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+        return dirs.map { $0 + "/ffmpeg" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    static func requireFFmpeg() throws -> String {
+        guard let ffmpeg else { throw XCTSkip("ffmpeg is not on PATH (tools/setup.sh installs it)") }
+        return ffmpeg
+    }
+
+    /// Runs ffmpeg quietly and fails the test with its error output if it fails.
+    static func ffmpeg(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let quiet = ["-hide_banner", "-loglevel", "error", "-nostdin", "-y"]
+        let r = try run(quiet + args, executable: try requireFFmpeg())
+        XCTAssertEqual(r.status, 0, "ffmpeg \(args): \(r.stderr)", file: file, line: line)
+    }
+
+    /// One JSON line per element.
+    static func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw NotAJSONObject(line: String(line.prefix(80)))
+            }
+            return obj
+        }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 final class FacesCommandTests: XCTestCase {
-    let images = CLI.shared + "/testdata/images"
+    let images = CLI.images
 
     func testJSONLinesMatchTheResultEncoding() throws {
         let r = try CLI.run(["faces", "--json", images + "/face_frontal_1.png", images + "/negative_coffee_1.png"])
@@ -29,7 +29,8 @@ final class FacesCommandTests: XCTestCase {
 
     func testFolderVideoModeAndOverlay() throws {
         let dir = try CLI.temporaryDirectory()
-        let r = try CLI.run(["faces", "--json", "--video", CLI.shared + "/testdata/sequences/hand_asl_1", "--fps", "25", "--overlay", dir])
+        let r = try CLI.run(["faces", "--json", "--video", CLI.sequences + "/hand_asl_1", "--fps", "25",
+                             "--overlay", dir])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = r.stdout.split(separator: "\n")
         XCTAssertEqual(lines.count, 40)
@@ -72,8 +73,10 @@ final class FacesCommandTests: XCTestCase {
         for (args, needle) in [
             (["faces"], "usage"),
             (["faces", "/nonexistent.png"], "/nonexistent.png"),
-            (["faces", "--min-detection-confidence", "abc", images + "/face_frontal_1.png"], "--min-detection-confidence"),
-            (["faces", "--min-detection-confidence", "2", images + "/face_frontal_1.png"], "minDetectionConfidence"),
+            (["faces", "--min-detection-confidence", "abc", images + "/face_frontal_1.png"],
+             "--min-detection-confidence"),
+            (["faces", "--min-detection-confidence", "2", images + "/face_frontal_1.png"],
+             "--min-detection-confidence 2"),
             (["faces", "--orientation", "sideways", images + "/face_frontal_1.png"], "sideways"),
             (["faces", "--model", "/nonexistent.tflite", images + "/face_frontal_1.png"], "/nonexistent.tflite"),
             (["faces", "--bogus", images + "/face_frontal_1.png"], "--bogus"),

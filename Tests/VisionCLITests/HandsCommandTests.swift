@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 
 final class HandsCommandTests: XCTestCase {
-    let images = CLI.shared + "/testdata/images"
+    let images = CLI.images
 
     func testGesturesJSON() throws {
         let r = try CLI.run(["gestures", "--json", "--num-hands", "2", images + "/hands_two_1.png"])
@@ -23,23 +23,28 @@ final class HandsCommandTests: XCTestCase {
 
     func testHandsVideoAndDenylist() throws {
         let dir = try CLI.temporaryDirectory()
-        let r = try CLI.run(["hands", "--json", "--video", CLI.shared + "/testdata/sequences/hand_asl_1", "--overlay", dir])
+        let r = try CLI.run(["hands", "--json", "--video", CLI.sequences + "/hand_asl_1", "--overlay", dir])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout.split(separator: "\n").count, 40)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir).count, 40)
-        let g = try CLI.run(["gestures", "--canned-denylist", "Open_Palm", "--num-hands", "2", images + "/hands_two_1.png"])
+        let g = try CLI.run(["gestures", "--canned-denylist", "Open_Palm", "--num-hands", "2",
+                             images + "/hands_two_1.png"])
         XCTAssertEqual(g.status, 0, g.stderr)
         XCTAssertFalse(g.stdout.contains("Open_Palm"), g.stdout)
     }
 
     func testErrors() throws {
         for (args, needle) in [
-            (["hands", "--num-hands", "0", images + "/hands_two_1.png"], "numHands"),
+            (["hands", "--num-hands", "0", images + "/hands_two_1.png"], "--num-hands 0"),
             (["hands", "--canned-allowlist", "A", images + "/hands_two_1.png"], "gestures"),
-            (["gestures", "--canned-allowlist", "A", "--canned-denylist", "B", images + "/hands_two_1.png"], "mutually exclusive"),
-            (["gestures", "--min-tracking-confidence", "-1", images + "/hands_two_1.png"], "minTrackingConfidence"),
-            (["hands", "--model", CLI.models + "/blaze_face_short_range.tflite", images + "/hands_two_1.png"], "blaze_face_short_range.tflite"),
-            (["gestures", "--model", CLI.models + "/hand_landmarker.task", images + "/hands_two_1.png"], "gesture_embedder.tflite"),
+            (["gestures", "--canned-allowlist", "A", "--canned-denylist", "B", images + "/hands_two_1.png"],
+             "mutually exclusive"),
+            (["gestures", "--min-tracking-confidence", "-1", images + "/hands_two_1.png"],
+             "--min-tracking-confidence -1"),
+            (["hands", "--model", CLI.models + "/blaze_face_short_range.tflite", images + "/hands_two_1.png"],
+             "blaze_face_short_range.tflite"),
+            (["gestures", "--model", CLI.models + "/hand_landmarker.task", images + "/hands_two_1.png"],
+             "gesture recognizer bundle"),
         ] {
             let r = try CLI.run(args)
             XCTAssertEqual(r.status, 1, "\(args)")

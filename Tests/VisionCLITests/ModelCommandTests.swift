@@ -14,7 +14,8 @@ final class ModelCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("labels.txt"), r.stdout)
     }
 
-    func expectFailure(_ args: [String], mentions needles: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    func expectFailure(_ args: [String], mentions needles: [String], file: StaticString = #filePath,
+                       line: UInt = #line) throws {
         let r = try CLI.run(args)
         XCTAssertEqual(r.status, 1, "exit status for \(args)", file: file, line: line)
         let lines = r.stderr.split(separator: "\n")
@@ -36,15 +37,18 @@ final class ModelCommandTests: XCTestCase {
         // A .task whose entry is marked deflated.
         var bundle = try ModelAsset.readFile(CLI.models + "/hand_landmarker.task")
         let name = Array("hand_detector.tflite".utf8)
-        for i in 0..<(bundle.count - 30) where bundle[i] == 0x50 && bundle[i + 1] == 0x4B && bundle[i + 2] == 1 && bundle[i + 3] == 2 {
+        for i in 0..<(bundle.count - 30)
+        where bundle[i] == 0x50 && bundle[i + 1] == 0x4B && bundle[i + 2] == 1 && bundle[i + 3] == 2 {
             if Array(bundle[(i + 46)..<(i + 46 + name.count)]) == name { bundle[i + 10] = 8 }
         }
         let deflated = dir + "/deflated.task"
         try Data(bundle).write(to: URL(fileURLWithPath: deflated))
-        try expectFailure(["model", "info", deflated + ":hand_detector.tflite"], mentions: ["deflated.task", "hand_detector.tflite", "deflated"])
+        try expectFailure(["model", "info", deflated + ":hand_detector.tflite"],
+                          mentions: ["deflated.task", "hand_detector.tflite", "deflated"])
 
         try expectFailure(["model", "info", dir + "/missing.tflite"], mentions: ["missing.tflite", "no such file"])
-        try expectFailure(["model", "info", CLI.models + "/hand_landmarker.task:nope.tflite"], mentions: ["nope.tflite"])
+        try expectFailure(["model", "info", CLI.models + "/hand_landmarker.task:nope.tflite"],
+                          mentions: ["nope.tflite"])
         try expectFailure(["model", "frobnicate"], mentions: ["frobnicate"])
         try expectFailure(["nonsense"], mentions: ["nonsense"])
     }
@@ -68,7 +72,8 @@ final class ModelCommandTests: XCTestCase {
         let pixels = try NumpyArray.read(fixtures + "/pixels__face_frontal_1_128x128.npy")
         let input = NumpyArray(shape: [1, 128, 128, 3], floats: pixels.floats().map { ($0 - 127.5) / 127.5 })
         try input.write(dir + "/in.npy")
-        let r = try CLI.run(["model", "run", CLI.models + "/face_detection_short_range.tflite", "--input", dir + "/in.npy", "--output", dir + "/out"])
+        let model = CLI.models + "/face_detection_short_range.tflite"
+        let r = try CLI.run(["model", "run", model, "--input", dir + "/in.npy", "--output", dir + "/out"])
         XCTAssertEqual(r.status, 0, r.stderr)
         for i in 0..<2 {
             let ours = try NumpyArray.read(dir + "/out/\(i).npy")
@@ -77,6 +82,6 @@ final class ModelCommandTests: XCTestCase {
             let worst = zip(ours.floats(), ref.floats()).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
             XCTAssertLessThanOrEqual(worst, 1e-4, "output \(i)")
         }
-        try expectFailure(["model", "run", CLI.models + "/face_detection_short_range.tflite", "--output", dir + "/o"], mentions: ["1 inputs"])
+        try expectFailure(["model", "run", model, "--output", dir + "/o"], mentions: ["1 inputs"])
     }
 }

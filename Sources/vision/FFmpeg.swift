@@ -1,0 +1,226 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Errors of the ffmpeg child processes; each names the file and what went wrong.
+enum FFmpegError: Error, CustomStringConvertible {
+    /// ffmpeg is not on PATH; `purpose` is the option that needs it.
+    case notFound(purpose: String)
+    case cannotStart(String, reason: String)
+    /// ffmpeg could not read or write `file`; `message` is its last line of error output.
+    case failed(file: String, message: String)
+
+    var description: String {
+        switch self {
+        case .notFound(let purpose):
+            return "\(purpose) needs ffmpeg on PATH (install it with: apt-get install ffmpeg)"
+        case let .cannotStart(path, reason): return "cannot start \(path): \(reason)"
+        case let .failed(file, message):
+            // ffmpeg names the file itself: "clip.mp4: Invalid data found when processing input".
+            let reason = message.hasPrefix(file + ": ") ? String(message.dropFirst(file.count + 2)) : message
+            return "\(file): ffmpeg failed: \(reason)"
+        }
+    }
+}
+
+/// The `ffmpeg` executable found on PATH, and what this build of it offers.
+struct FFmpeg {
+    let path: String
+
+    /// Finds ffmpeg on PATH; the error names the option (`--video`, `--overlay out.mp4`) that needs it.
+    static func locate(for purpose: String) throws -> FFmpeg {
+        let dirs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/ffmpeg") {
+            return FFmpeg(path: dir + "/ffmpeg")
+        }
+        throw FFmpegError.notFound(purpose: purpose)
+    }
+
+    /// Runs ffmpeg to completion and returns its standard output (for -version and -encoders).
+    func query(_ args: [String]) -> String {
+        guard let child = try? ChildProcess(path, ["-hide_banner"] + args, input: false) else { return "" }
+        let out = child.readAll()
+        _ = child.wait()
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The major version ("ffmpeg version 5.1.9-0+deb12u1" -> 5); nil for a git build ("N-11234-g...").
+    var majorVersion: Int? {
+        let first = query(["-version"]).split(separator: "\n").first ?? ""
+        guard let range = first.range(of: "version ") else { return nil }
+        let digits = first[range.upperBound...].drop { $0 == "n" }.prefix { $0.isNumber }
+        return Int(digits)
+    }
+
+    /// Passes every decoded frame through unchanged (no duplication or dropping to a constant rate).
+    /// `-fps_mode` replaced `-vsync` in ffmpeg 5.1; older builds know only `-vsync`.
+    var passthroughArguments: [String] {
+        if let major = majorVersion, major < 5 { return ["-vsync", "passthrough"] }
+        return ["-fps_mode", "passthrough"]
+    }
+
+    func hasEncoder(_ name: String) -> Bool {
+        // Lines read " V....D libx264   libx264 H.264 / AVC ...": flags, then the name.
+        let lines = query(["-encoders"]).split(separator: "\n")
+        return lines.contains { $0.split(separator: " ").dropFirst().first == Substring(name) }
+    }
+}
+
+/// read(2) into `buffer`; 0 for an empty buffer.
+func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+    #if canImport(Glibc)
+    return Glibc.read(fd, base, buffer.count)
+    #else
+    return Darwin.read(fd, base, buffer.count)
+    #endif
+}
+
+/// write(2) of `buffer`; 0 for an empty buffer.
+func systemWrite(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+    #if canImport(Glibc)
+    return Glibc.write(fd, base, buffer.count)
+    #else
+    return Darwin.write(fd, base, buffer.count)
+    #endif
+}
+
+/// A child process with pipes to its standard input (optional), output and error, read and
+/// written with plain POSIX calls so that a broken pipe is an error, not a crash.
+final class ChildProcess {
+    let process = Process()
+    let name: String
+    private let inputPipe: Pipe?
+    private let outputPipe = Pipe()
+    private let errorPipe = Pipe()
+    private var inputClosed = false
+
+    /// Starts `executable` with `arguments`; standard error is left for `errorDescriptor` to read.
+    init(_ executable: String, _ arguments: [String], input: Bool) throws {
+        name = (executable as NSString).lastPathComponent
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        inputPipe = input ? Pipe() : nil
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        do { try process.run() } catch { throw FFmpegError.cannotStart(executable, reason: "\(error)") }
+    }
+
+    var errorDescriptor: Int32 { errorPipe.fileHandleForReading.fileDescriptor }
+
+    /// Reads exactly `count` bytes of standard output; nil at end of output (a partial frame counts as the end).
+    func read(exactly count: Int) -> [UInt8]? {
+        guard count > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let fd = outputPipe.fileHandleForReading.fileDescriptor
+        var filled = 0
+        while filled < count {
+            let n = buffer.withUnsafeMutableBytes { all in
+                systemRead(fd, UnsafeMutableRawBufferPointer(rebasing: all[filled...]))
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return nil }
+            filled += n
+        }
+        return buffer
+    }
+
+    /// All of standard output, until the child closes it.
+    func readAll() -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let fd = outputPipe.fileHandleForReading.fileDescriptor
+        while true {
+            let n = chunk.withUnsafeMutableBytes { systemRead(fd, $0) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return out }
+            out += chunk[0..<n]
+        }
+    }
+
+    /// Writes all of `bytes` to standard input; throws when the child has gone (EPIPE).
+    func write(_ bytes: [UInt8]) throws {
+        guard let pipe = inputPipe, !inputClosed else { throw FFmpegError.failed(file: name, message: "input closed") }
+        let fd = pipe.fileHandleForWriting.fileDescriptor
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(fd, UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { throw FFmpegError.failed(file: name, message: String(cString: strerror(errno))) }
+            written += n
+        }
+    }
+
+    /// Closes standard input: the child sees the end of its input.
+    func closeInput() {
+        guard let pipe = inputPipe, !inputClosed else { return }
+        inputClosed = true
+        try? pipe.fileHandleForWriting.close()
+    }
+
+    /// Asks the child to stop (SIGTERM); ffmpeg then closes its output.
+    func terminate() { if process.isRunning { process.terminate() } }
+
+    /// Waits for the child and returns its exit status.
+    func wait() -> Int32 {
+        closeInput()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Reads a child's standard error on a thread of its own (so the child never blocks on a full
+/// pipe) and hands each line to `onLine`; keeps the last lines for error messages.
+final class LineReader {
+    private let lock = NSLock()
+    private var tail: [String] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    /// `onLine` gets each line, `onEnd` the end of the stream, both on the reader's thread.
+    init(descriptor: Int32, onLine: @escaping (String) -> Void, onEnd: @escaping () -> Void = {}) {
+        let thread = Thread { [self] in
+            var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 16384)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                pending += chunk[0..<n]
+                // ffmpeg ends progress lines with \r and log lines with \n.
+                while let end = pending.firstIndex(where: { $0 == 10 || $0 == 13 }) {
+                    let line = String(decoding: pending[..<end], as: UTF8.self)
+                    pending.removeSubrange(...end)
+                    if !line.isEmpty { keep(line); onLine(line) }
+                }
+            }
+            if !pending.isEmpty { let line = String(decoding: pending, as: UTF8.self); keep(line); onLine(line) }
+            onEnd()
+            done.signal()
+        }
+        thread.start()
+    }
+
+    private func keep(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        tail.append(line)
+        if tail.count > 20 { tail.removeFirst() }
+    }
+
+    /// Waits for the end of the stream (at once when it has ended before).
+    func finish() {
+        done.wait()
+        done.signal()
+    }
+
+    /// The last line that looks like an error (ffmpeg prints its reason last), or the last line.
+    var lastError: String {
+        lock.lock(); defer { lock.unlock() }
+        let interesting = tail.filter { !$0.contains("Parsed_showinfo") && !$0.hasPrefix(" ") }
+        return interesting.last ?? tail.last ?? "no error output"
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TasksVision
+
+/// One frame's result as the command line shows it: the encodable result, a summary line and
+/// the drawing for the overlay.
+struct FrameReport {
+    let result: any Encodable
+    let summary: String
+    let draw: (inout Overlay) -> Void
+}
+
+/// Some inputs could not be processed (each was reported as it failed); the exit status is 1.
+struct InputFailures: Error, CustomStringConvertible {
+    let failed: Int
+    let total: Int
+    var description: String { "\(failed) of \(total) input\(total == 1 ? "" : "s") failed" }
+}
+
+/// Prints each frame's result (a JSON line or a summary line), draws its overlay, and reports a
+/// frame that failed on stderr without stopping the run. Live-stream results arrive on the task's
+/// queue, so everything here is behind one lock.
+final class FrameReporter {
+    let json: Bool
+    let overlay: OverlayTarget?
+    private let lock = NSLock()
+    private var failed = 0
+    private var total = 0
+    /// Live-stream frames sent to the task and not yet answered, by timestamp.
+    private var held: [Int: (Frame, MPImage)] = [:]
+
+    init(_ o: ParsedOptions, input: FrameInput) throws {
+        json = o.flag("--json")
+        overlay = try OverlayTarget(o, input: input)
+    }
+
+    /// Prints and draws one frame's result.
+    func report(_ frame: Frame, _ image: MPImage, _ report: FrameReport) {
+        lock.lock(); defer { lock.unlock() }
+        total += 1
+        do {
+            if json {
+                try TaskCommandSupport.printJSON(file: frame.file, frame: frame.index, image: image,
+                                                 timestamp: frame.timestamp, result: report.result)
+            } else {
+                print("\(frame.name): \(report.summary)")
+            }
+            if let overlay {
+                var drawing = Overlay(image)
+                report.draw(&drawing)
+                try overlay.write(drawing, for: frame)
+            }
+        } catch {
+            failLocked(frame, error)
+        }
+    }
+
+    /// Reports a frame that could not be read or processed: "vision: FILE: reason".
+    func fail(_ frame: Frame, _ error: Error) {
+        lock.lock(); defer { lock.unlock() }
+        total += 1
+        failLocked(frame, error)
+    }
+
+    private func failLocked(_ frame: Frame, _ error: Error) {
+        failed += 1
+        let reason = "\(error)"
+        // Image and model errors already start with the file's name.
+        let line = reason.hasPrefix(frame.file) ? reason : "\(frame.name): \(reason)"
+        FileHandle.standardError.write(Data("vision: \(line)\n".utf8))
+    }
+
+    /// Keeps a live-stream frame until its result arrives.
+    func hold(_ frame: Frame, _ image: MPImage) {
+        guard let t = frame.timestamp else { return }
+        lock.lock(); held[t] = (frame, image); lock.unlock()
+    }
+
+    /// Forgets a live-stream frame the task dropped.
+    func release(timestamp: Int?) {
+        guard let t = timestamp else { return }
+        lock.lock(); held[t] = nil; lock.unlock()
+    }
+
+    /// A live-stream result, on the task's queue.
+    func deliver(_ result: Result<FrameReport, Error>, timestamp: Int) {
+        lock.lock()
+        let entry = held.removeValue(forKey: timestamp)
+        lock.unlock()
+        guard let (frame, image) = entry else { return }
+        switch result {
+        case .success(let r): report(frame, image, r)
+        case .failure(let e): fail(frame, e)
+        }
+    }
+
+    /// Finishes the overlay video; throws `InputFailures` if any frame failed.
+    func finish() throws {
+        try overlay?.finish()
+        lock.lock(); defer { lock.unlock() }
+        if failed > 0 { throw InputFailures(failed: failed, total: total) }
+    }
+}

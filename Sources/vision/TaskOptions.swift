@@ -1,0 +1,46 @@
+import Foundation
+import TasksVision
+
+/// The option specs every task command (faces, hands, gestures, pose) shares, and the
+/// positional synopsis they show.
+enum TaskOptions {
+    /// Frame spacing of a folder of frames when --fps is not given (33 ms, as before --fps existed).
+    static let defaultFrameMilliseconds = 33.0
+
+    static let positional = ["PATH...", "--video DIR|FILE|/dev/videoN"]
+
+    /// `--model`, defaulting to `file` in Models/.
+    static func model(_ what: String, default file: String) -> OptionSpec {
+        .text("--model", "M", default: "Models/\(file)", "the \(what) to use (a path, or bundle.task:member)")
+    }
+
+    static let threads = OptionSpec.number("--threads", "N", .whole(1...64), default: 1,
+                                           "worker threads inside one inference")
+
+    /// Options after the task's own: input, output and orientation.
+    static let common: [OptionSpec] = [
+        threads,
+        .text("--orientation", "O", default: "up",
+              valid: { (try? FrameInput.orientation($0)) == nil ? FrameInput.orientationChoices : nil },
+              "turn the input further: up, right, down, left, upMirrored, ... or EXIF 1-8"),
+        .flag("--ignore-exif", "take a JPEG's stored pixels as they are (for a video: ignore its rotation)"),
+        .flag("--json", "print one JSON object per image or frame instead of a summary line"),
+        .text("--overlay", "DIR|FILE.mp4", default: "none",
+              "draw the results: a PNG per input into DIR, or a video (.mp4 .m4v .mov .mkv .avi) through ffmpeg"),
+        .text("--video", "DIR|FILE|/dev/videoN", default: "none",
+              "video mode over a folder of frames (sorted by name) or a video file; live stream from a V4L2 camera"),
+        .number("--fps", "X", .positive, default: nil,
+                note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame",
+                "frame rate of a --video folder (video files and cameras carry their own timestamps)"),
+        .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video"),
+        .flag("--live", "feed --video as a live stream (frames dropped while the task is busy)",
+              default: "off; on for /dev/videoN"),
+    ]
+
+    /// The model path: --model, or the default in Models/; checked to be of the kind the command needs.
+    static func modelPath(_ options: ParsedOptions, default file: String, kind: ModelKind) throws -> String {
+        let path = try options.string("--model") ?? TaskCommandSupport.defaultModel(file)
+        try kind.require(path, command: options.table.command)
+        return path
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A video written by piping RGB frames to an ffmpeg child: H.264 (libx264, yuv420p) when this
+/// ffmpeg has it, MPEG-4 part 2 otherwise. Frames are placed by their timestamps on the
+/// constant-rate output, a frame repeated to fill a gap (a live stream drops frames).
+final class VideoOutput {
+    /// File name endings that make `--overlay` a video rather than a folder.
+    static let extensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "avi"]
+
+    static func isVideoPath(_ path: String) -> Bool {
+        extensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    let path: String
+    let width: Int
+    let height: Int
+    let frameRate: Double
+    private let child: ChildProcess
+    private let log: LineReader
+    private var firstTimestamp: Int?
+    private var lastSlot = -1
+    /// Longest gap filled by repeating a frame (10 s), so one odd timestamp cannot write for ever.
+    private var maxRepeats: Int { max(1, Int(frameRate * 10)) }
+
+    init(path: String, ffmpeg: FFmpeg, width: Int, height: Int, frameRate: Double) throws {
+        self.path = path
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        let codec = ffmpeg.hasEncoder("libx264") ? ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"]
+            : ["-c:v", "mpeg4", "-q:v", "3"]
+        let args = ["-hide_banner", "-nostats", "-loglevel", "error", "-y",
+                    "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)",
+                    "-framerate", String(format: "%.6g", frameRate), "-i", "pipe:0",
+                    // yuv420p needs even sizes.
+                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p", path]
+        child = try ChildProcess(ffmpeg.path, args, input: true)
+        log = LineReader(descriptor: child.errorDescriptor, onLine: { _ in })
+    }
+
+    /// Appends a frame of `width` x `height` RGB pixels shown at `timestamp` ms (nil: the next slot).
+    func write(_ pixels: [UInt8], width w: Int, height h: Int, timestamp: Int?) throws {
+        guard w == width, h == height else {
+            throw InputError.frameSize(width: w, height: h, expected: (width, height))
+        }
+        var slot = lastSlot + 1
+        if let t = timestamp {
+            let t0 = firstTimestamp ?? t
+            firstTimestamp = t0
+            slot = max(slot, Int((Double(t - t0) * frameRate / 1000).rounded()))
+        }
+        let repeats = min(maxRepeats, slot - lastSlot)
+        do {
+            for _ in 0..<repeats { try child.write(pixels) }
+        } catch {
+            // ffmpeg has gone; its last words say why.
+            _ = child.wait()
+            log.finish()
+            throw FFmpegError.failed(file: path, message: log.lastError)
+        }
+        lastSlot = slot
+    }
+
+    /// Ends the input and waits for ffmpeg to finish the file.
+    func finish() throws {
+        let status = child.wait()
+        log.finish()
+        guard status == 0 else { throw FFmpegError.failed(file: path, message: log.lastError) }
+    }
+}
