@@ -13,6 +13,8 @@ final class PosePipeline {
         var auxiliary: [NormalizedLandmark]
         var presence: Float
         var nextFrameRect: NormalizedRect
+        /// With `wantsSegmentation`: the pose's mask, in the stored pixels of the input image.
+        var segmentationMask: MPMask? = nil
     }
 
     let detector: ModelResources
@@ -30,6 +32,12 @@ final class PosePipeline {
     var trackedRects: [NormalizedRect] = []
     var smoother = PoseLandmarkSmoother()
     private(set) var detectorRuns = 0
+    /// Each pose carries its segmentation mask (`outputSegmentationMasks`; PoseSegmentation.swift).
+    var wantsSegmentation = false
+    /// In stream mode, smooth the masks over time as MediaPipe's legacy pose solution does (the
+    /// Tasks graph does not, so this is off for results one for one with MediaPipe Tasks).
+    var smoothsSegmentation = false
+    var previousMasks: [MPMask] = []
     /// MediaPipe's pose detector graph removes the letterbox from its detections but never undoes
     /// the ROI's rotation (pose_detector_graph.cc has no DetectionProjectionCalculator, unlike the
     /// palm and face detectors), so for `rotation_degrees` 90/180/270 the keypoints of the turned
@@ -125,8 +133,10 @@ final class PosePipeline {
         let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y), scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
                                              imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        return Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect), auxiliary: auxiliary,
-                    presence: presence, nextFrameRect: nextRect)
+        var pose = Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
+                        auxiliary: auxiliary, presence: presence, nextFrameRect: nextRect)
+        if wantsSegmentation { pose.segmentationMask = segmentationMask(image, roi: roi) }
+        return pose
     }
 
     /// One frame. In stream mode the detector runs only while fewer than `numPoses` poses
@@ -142,6 +152,7 @@ final class PosePipeline {
         var poses = rects.prefix(numPoses).compactMap { landmarks(image, rect: $0) }
         if stream {
             trackedRects = poses.map(\.nextFrameRect)
+            if wantsSegmentation && smoothsSegmentation { smoothSegmentation(&poses) }
             if numPoses == 1 {
                 if let p = poses.first {
                     let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect, imageWidth: image.pixelWidth,
