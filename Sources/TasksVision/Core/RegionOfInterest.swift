@@ -111,6 +111,17 @@ struct ImageRegion: Equatable {
                        height: r.height * Float(displayHeight) / Float(fullHeight), rotation: r.rotation)
     }
 
+    /// A displayed mask of the crop placed in a mask of the whole displayed image (0 outside).
+    func mask(_ m: Mask) -> Mask {
+        var out = [Float](repeating: 0, count: fullWidth * fullHeight)
+        for row in 0..<min(m.height, fullHeight - displayY) {
+            for col in 0..<min(m.width, fullWidth - displayX) {
+                out[(displayY + row) * fullWidth + displayX + col] = m.float32Data[row * m.width + col]
+            }
+        }
+        return Mask(checkedWidth: fullWidth, height: fullHeight, values: out)
+    }
+
     /// A tracked rect, normalized to this region's stored pixels, normalized to `other`'s instead.
     func reframe(_ r: NormalizedRect, to other: ImageRegion) -> NormalizedRect {
         let cx = Float(x) + r.xCenter * Float(width), cy = Float(y) + r.yCenter * Float(height)

@@ -16,6 +16,9 @@ public class CommonPoseDetectorOptions {
     public var modelAssetPath: String
     /// Worker threads inside one inference, 1...64.
     public var threads = 1
+    /// Beyond ML Kit: give each pose its segmentation mask (`Pose.segmentationMask`), as
+    /// `PoseLandmarkerOptions.shouldOutputSegmentationMasks` does.
+    public var outputSegmentationMasks = false
 
     init(defaultModel: String) {
         modelAssetPath = defaultModel
@@ -84,6 +87,11 @@ public struct Pose: Sendable, Equatable, Codable {
     /// In stream mode, the ID of the person's track (stable while tracked, never reused, as ML Kit's
     /// `Face.trackingID`); nil in single-image mode.
     public var trackingID: Int?
+    /// Beyond ML Kit, with `outputSegmentationMasks`: the person's mask in the displayed image's
+    /// pixels (1: the person). Not part of the JSON encoding.
+    public var segmentationMask: Mask?
+
+    enum CodingKeys: String, CodingKey { case landmarks, trackingID }
 
     public init(landmarks: [PoseLandmark], trackingID: Int? = nil) {
         self.landmarks = landmarks; self.trackingID = trackingID
@@ -133,17 +141,19 @@ public final class PoseDetector: @unchecked Sendable {
         self.options = options
         mode = options.detectorMode
         runner = TaskRunner(mode: options.detectorMode == .stream ? .video : .image, label: "PoseDetector")
-        let (path, threads) = (options.modelAssetPath, options.threads)
+        let (path, threads, masks) = (options.modelAssetPath, options.threads, options.outputSegmentationMasks)
         loaded = Result {
             guard (1...64).contains(threads) else {
                 throw VisionTaskError.invalidOption("threads must be in 1...64, got \(threads)")
             }
             let file = try ModelLocator.resolveForTask(path)
-            return try VisionTaskError.wrappingModelErrors {
+            let pipeline = try VisionTaskError.wrappingModelErrors {
                 try PosePipeline(source: try ModelSource(path: file), threads: threads, numPoses: 1,
                                  minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5,
                                  minTrackingConfidence: 0.5, rotatedDetectionAsMediaPipe: false)
             }
+            pipeline.wantsSegmentation = masks
+            return pipeline
         }
     }
 
@@ -168,6 +178,7 @@ public final class PoseDetector: @unchecked Sendable {
                     p.landmarks[i].position.x += CGFloat(region.displayX)
                     p.landmarks[i].position.y += CGFloat(region.displayY)
                 }
+                p.segmentationMask = p.segmentationMask.map(region.mask)
                 return p
             }
         })
@@ -211,6 +222,8 @@ public final class PoseDetector: @unchecked Sendable {
             let position = Vision3DPoint(x: CGFloat(lm.x * W), y: CGFloat(lm.y * H), z: CGFloat(lm.z * W))
             return PoseLandmark(type: type, position: position, inFrameLikelihood: lm.presence ?? 0)
         }
-        return Pose(landmarks: landmarks, trackingID: p.trackId)
+        var pose = Pose(landmarks: landmarks, trackingID: p.trackId)
+        pose.segmentationMask = p.segmentationMask?.displayed(image.orientation)
+        return pose
     }
 }

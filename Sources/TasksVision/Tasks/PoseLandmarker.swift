@@ -7,6 +7,17 @@ public final class PoseLandmarkerOptions: TaskOptions, @unchecked Sendable {
     public var minPoseDetectionConfidence: Float = 0.5
     public var minPosePresenceConfidence: Float = 0.5
     public var minTrackingConfidence: Float = 0.5
+    /// Also give each pose's segmentation mask (`PoseLandmarkerResult.segmentationMasks`), as MediaPipe
+    /// computes it: the landmark model's mask through the crop's inverse warp to the image size.
+    public var shouldOutputSegmentationMasks = false
+    /// In video and live-stream mode, blend each mask with the previous frame's (ratio 0.7), as MediaPipe's
+    /// legacy pose solution does; MediaPipe Tasks does not smooth masks, so this is off by default.
+    public var smoothSegmentationMasks = false
+    /// MediaPipe's Python and C++ name of `shouldOutputSegmentationMasks`.
+    public var outputSegmentationMasks: Bool {
+        get { shouldOutputSegmentationMasks }
+        set { shouldOutputSegmentationMasks = newValue }
+    }
     /// Receives live-stream results (held weakly, as in MediaPipe).
     public weak var poseLandmarkerLiveStreamDelegate: PoseLandmarkerLiveStreamDelegate?
     /// Alternative to the delegate: called with each live-stream result and its timestamp.
@@ -20,6 +31,8 @@ public final class PoseLandmarkerOptions: TaskOptions, @unchecked Sendable {
         c.minPoseDetectionConfidence = minPoseDetectionConfidence
         c.minPosePresenceConfidence = minPosePresenceConfidence
         c.minTrackingConfidence = minTrackingConfidence
+        c.shouldOutputSegmentationMasks = shouldOutputSegmentationMasks
+        c.smoothSegmentationMasks = smoothSegmentationMasks
         c.poseLandmarkerLiveStreamDelegate = poseLandmarkerLiveStreamDelegate
         c.resultCallback = resultCallback
         return c
@@ -41,6 +54,9 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
     /// Per pose, the ID of its track in video and live-stream mode (stable while the pose is
     /// tracked, never reused); nil in image mode.
     public var trackingIds: [Int]?
+    /// Per pose, its segmentation mask in the displayed image's pixels (1: the person), with
+    /// `shouldOutputSegmentationMasks`; otherwise nil. Not part of the JSON encoding.
+    public var segmentationMasks: [Mask]?
     public var timestampInMilliseconds: Int
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
@@ -105,6 +121,8 @@ public final class PoseLandmarker: @unchecked Sendable {
                              minPosePresenceConfidence: options.minPosePresenceConfidence,
                              minTrackingConfidence: options.minTrackingConfidence, rotatedDetectionAsMediaPipe: true)
         }
+        pipeline.wantsSegmentation = options.shouldOutputSegmentationMasks
+        pipeline.smoothsSegmentation = options.smoothSegmentationMasks
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -172,6 +190,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         }, map: { r, region in
             var r = r
             r.landmarks = region.landmarks(r.landmarks)
+            r.segmentationMasks = r.segmentationMasks?.map(region.mask)
             return r
         })
     }
@@ -184,6 +203,9 @@ public final class PoseLandmarker: @unchecked Sendable {
             r.worldLandmarks.append(d.world)
         }
         if options.runningMode != .image { r.trackingIds = found.map { $0.trackId ?? 0 } }
+        if options.shouldOutputSegmentationMasks {
+            r.segmentationMasks = found.compactMap { $0.segmentationMask?.displayed(image.orientation) }
+        }
         return r
     }
 }

@@ -15,6 +15,8 @@ final class PosePipeline: RegionFramedPipeline {
         var nextFrameRect: NormalizedRect
         /// The track the pose belongs to (stream modes).
         var trackId: Int?
+        /// With `wantsSegmentation`: the pose's mask, in the stored pixels of the input image.
+        var segmentationMask: Mask? = nil
     }
 
     let detector: DetectorStage
@@ -32,6 +34,12 @@ final class PosePipeline: RegionFramedPipeline {
     var trackIds = TrackIdCounter()
     var smoother = PoseLandmarkSmoother()
     private(set) var detectorRuns = 0
+    /// Each pose carries its segmentation mask (`outputSegmentationMasks`; PoseSegmentation.swift).
+    var wantsSegmentation = false
+    /// In stream mode, smooth the masks over time as MediaPipe's legacy pose solution does (the
+    /// Tasks graph does not, so this is off for results one for one with MediaPipe Tasks).
+    var smoothsSegmentation = false
+    var previousMasks: [Mask] = []
     /// MediaPipe's pose detector graph removes the letterbox from its detections but never undoes
     /// the ROI's rotation (pose_detector_graph.cc has no DetectionProjectionCalculator, unlike the
     /// palm and face detectors), so for `rotation_degrees` 90/180/270 the keypoints of the turned
@@ -112,8 +120,10 @@ final class PosePipeline: RegionFramedPipeline {
         let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y), scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
                                              imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        return Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect), auxiliary: auxiliary,
-                    presence: presence, nextFrameRect: nextRect)
+        var pose = Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
+                        auxiliary: auxiliary, presence: presence, nextFrameRect: nextRect)
+        if wantsSegmentation { pose.segmentationMask = segmentationMask(image, roi: roi) }
+        return pose
     }
 
     /// One frame. In stream mode the detector runs only while fewer than `numPoses` poses
@@ -131,6 +141,7 @@ final class PosePipeline: RegionFramedPipeline {
         var poses = rects.compactMap { r in landmarks(image, rect: r.rect).map { p in var p = p; p.trackId = r.id; return p } }
         if stream {
             tracked = poses.map { TrackedRect(rect: $0.nextFrameRect, id: $0.trackId) }
+            if wantsSegmentation && smoothsSegmentation { smoothSegmentation(&poses) }
             if numPoses == 1 {
                 if let p = poses.first {
                     let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect, imageWidth: image.pixelWidth,
