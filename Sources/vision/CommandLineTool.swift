@@ -9,7 +9,7 @@ struct UsageError: Error {
 enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
     static let tables: [OptionTable] = [
-        FacesCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable, PoseCommand.table,
+        FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable, PoseCommand.table,
         ModelCommand.infoTable, ModelCommand.runTable, KernelsCommand.table,
     ]
 
@@ -31,6 +31,7 @@ enum CommandLineTool {
         case "model": try ModelCommand.run(rest)
         case "kernels": try KernelsCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
+        case "palms": try PalmsCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
         case "gestures": try HandsCommand.run(rest, gestures: true)
         case "pose": try PoseCommand.run(rest)

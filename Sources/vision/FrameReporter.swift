@@ -7,6 +7,8 @@ struct FrameReport {
     let result: any Encodable
     let summary: String
     let draw: (inout Overlay) -> Void
+    /// Files of its own a command writes for each frame (the pose masks).
+    var write: ((Frame, MPImage) throws -> Void)? = nil
 }
 
 /// Some inputs could not be processed (each was reported as it failed); the exit status is 1.
@@ -44,6 +46,7 @@ final class FrameReporter {
             } else {
                 print("\(frame.name): \(report.summary)")
             }
+            try report.write?(frame, image)
             if let overlay {
                 var drawing = Overlay(image)
                 report.draw(&drawing)

@@ -12,6 +12,7 @@ enum HandsCommand {
                 "minimum hand presence score of the landmark model"),
         .number("--min-tracking-confidence", "X", .unitInterval, default: 0.5,
                 "minimum overlap with the last frame's hand to keep tracking it (video, live stream)"),
+        .flag("--smooth", "smooth landmarks over time per tracked hand (video, live stream; MediaPipe does not)"),
     ]
 
     static let gestureOptions: [OptionSpec] = [
@@ -42,6 +43,7 @@ enum HandsCommand {
             : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
         let threads = try o.int("--threads")
         let live = input.runningMode == .liveStream
+        let roi = try TaskOptions.region(o), smooth = o.flag("--smooth")
         let calls: TaskCalls
         if gestures {
             let options = GestureRecognizerOptions()
@@ -52,6 +54,7 @@ enum HandsCommand {
             options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
             options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
             options.minTrackingConfidence = try o.float("--min-tracking-confidence")
+            options.smoothLandmarks = smooth
             let canned = ClassifierOptions(), custom = ClassifierOptions()
             canned.categoryAllowlist = o.list("--canned-allowlist")
             canned.categoryDenylist = o.list("--canned-denylist")
@@ -62,11 +65,15 @@ enum HandsCommand {
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let recognizer = try GestureRecognizer(options: options)
             switch input.runningMode {
-            case .image: calls = .image { report(try recognizer.recognize(image: $0)) }
+            case .image: calls = .image { report(try recognizer.recognize(image: $0, imageProcessingOptions: roi)) }
             case .video:
-                calls = .video { report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1)) }
+                calls = .video {
+                    report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
+                }
             case .liveStream:
-                calls = .live(submit: { try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1) },
+                calls = .live(submit: {
+                    try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
+                },
                               drain: recognizer.waitForPendingResults)
             }
         } else {
@@ -78,13 +85,19 @@ enum HandsCommand {
             options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
             options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
             options.minTrackingConfidence = try o.float("--min-tracking-confidence")
+            options.smoothLandmarks = smooth
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let landmarker = try HandLandmarker(options: options)
             switch input.runningMode {
-            case .image: calls = .image { report(try landmarker.detect(image: $0)) }
-            case .video: calls = .video { report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1)) }
+            case .image: calls = .image { report(try landmarker.detect(image: $0, imageProcessingOptions: roi)) }
+            case .video:
+                calls = .video {
+                    report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
+                }
             case .liveStream:
-                calls = .live(submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) },
+                calls = .live(submit: {
+                    try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
+                },
                               drain: landmarker.waitForPendingResults)
             }
         }
@@ -92,11 +105,11 @@ enum HandsCommand {
     }
 
     static func report(_ r: HandLandmarkerResult) -> FrameReport {
-        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: nil)
+        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: nil, ids: r.trackingIds)
     }
 
     static func report(_ r: GestureRecognizerResult) -> FrameReport {
-        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: r.gestures)
+        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: r.gestures, ids: r.trackingIds)
     }
 
     /// The best category of hand `i`, if there is one.
@@ -106,11 +119,12 @@ enum HandsCommand {
     }
 
     static func report(_ result: any Encodable, landmarks: [[NormalizedLandmark]], handedness: [[ResultCategory]],
-                       gestures: [[ResultCategory]]?) -> FrameReport {
+                       gestures: [[ResultCategory]]?, ids: [Int]?) -> FrameReport {
         let hands = landmarks.indices.map { i -> String in
             let h = top(handedness, i).map { String(format: "%@ %.2f", $0.categoryName ?? "?", $0.score) } ?? "?"
             let g = top(gestures, i).map { String(format: ", %@ %.2f", $0.categoryName ?? "?", $0.score) } ?? ""
-            return "[\(h)\(g)]"
+            let id = ids.flatMap { $0.indices.contains(i) ? "#\($0[i]) " : nil } ?? ""
+            return "[\(id)\(h)\(g)]"
         }
         let summary = "\(landmarks.count) hand\(landmarks.count == 1 ? "" : "s")"
             + (hands.isEmpty ? "" : ": " + hands.joined(separator: " "))
@@ -122,7 +136,8 @@ enum HandsCommand {
                     overlay.line(a.x * W, a.y * H, b.x * W, b.y * H, (0, 255, 0))
                 }
                 for lm in lms { overlay.dot(lm.x * W, lm.y * H, (255, 0, 0)) }
-                var label = top(handedness, i)?.categoryName ?? ""
+                var label = (ids.flatMap { $0.indices.contains(i) ? "#\($0[i]) " : nil } ?? "")
+                    + (top(handedness, i)?.categoryName ?? "")
                 if let g = top(gestures, i) { label += " " + (g.categoryName ?? "") + String(format: " %.2f", g.score) }
                 let minY = lms.map(\.y).min() ?? 0, minX = lms.map(\.x).min() ?? 0
                 overlay.text(label, minX * W, max(0, minY * H - Float(overlay.thickness * 14)), (255, 255, 0))

@@ -1,5 +1,6 @@
 import Foundation
 import TasksVision
+import TasksVisionImageIO
 
 /// `vision pose`: ML Kit-style pose detection (BlazePose lite, or full with --accurate).
 enum PoseCommand {
@@ -21,6 +22,8 @@ enum PoseCommand {
                     "stream follows the person from frame to frame; single-image detects afresh each time"),
             .text("--model", "M", default: "Models/\(liteModel) (\(fullModel) with --accurate)",
                   "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
+            .text("--masks", "DIR", default: "none",
+                  "write each input's segmentation mask (the people found, 0-255) as DIR/<name>.png"),
         ] + TaskOptions.common)
 
     struct Output: Encodable { let poses: [Pose] }
@@ -42,7 +45,20 @@ enum PoseCommand {
         if input.runningMode == .liveStream && options.detectorMode != .stream {
             throw UsageError("--mode single-image does not apply to a live stream")
         }
+        let masks = o.string("--masks")
+        options.outputSegmentationMasks = masks != nil
         let detector = PoseDetector.poseDetector(options: options)
+        let roi = try TaskOptions.region(o)?.regionOfInterest
+        func visionImage(_ image: MPImage) -> VisionImage {
+            let v = VisionImage(image: image)
+            v.regionOfInterest = roi
+            return v
+        }
+        func report(_ poses: [Pose]) -> FrameReport {
+            var r = PoseCommand.report(poses)
+            if let masks { r.write = { frame, image in try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png") } }
+            return r
+        }
         let stream = options.detectorMode == .stream
         let calls: TaskCalls
         switch input.runningMode {
@@ -51,25 +67,38 @@ enum PoseCommand {
             var last = -1
             calls = .image { image in
                 last += 33
-                return report(try detector.results(in: VisionImage(image: image),
-                                                   timestampInMilliseconds: stream ? last : nil))
+                return report(try detector.results(in: visionImage(image), timestampInMilliseconds: stream ? last : nil))
             }
         case .video:
             calls = .video {
-                report(try detector.results(in: VisionImage(image: $0), timestampInMilliseconds: stream ? $1 : nil))
+                report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil))
             }
         case .liveStream:
             let queue = LiveQueue()
             calls = .live(submit: { image, t in
                 queue.submit {
                     let result = Result {
-                        report(try detector.results(in: VisionImage(image: image), timestampInMilliseconds: t))
+                        report(try detector.results(in: visionImage(image), timestampInMilliseconds: t))
                     }
                     reporter.deliver(result, timestamp: t)
                 }
             }, drain: queue.drain)
         }
         try TaskRun.run(input, calls, reporter)
+    }
+
+    /// The poses' masks as one 8-bit gray PNG of the displayed image's size (the largest value of
+    /// any pose at each pixel, rounded; 0 where nobody is).
+    static func writeMask(_ poses: [Pose], image: MPImage, to path: String) throws {
+        var pixels = [UInt8](repeating: 0, count: image.width * image.height)
+        for mask in poses.compactMap(\.segmentationMask) where mask.width == image.width && mask.height == image.height {
+            for (i, v) in mask.float32Data.enumerated() {
+                pixels[i] = max(pixels[i], UInt8(min(max(v, 0), 1) * 255 + 0.5))
+            }
+        }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try ImageFile.writePNG(DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels), to: path)
     }
 
     static func report(_ poses: [Pose]) -> FrameReport {

@@ -23,6 +23,10 @@ enum TaskOptions {
         .text("--orientation", "O", default: "up",
               valid: { (try? FrameInput.orientation($0)) == nil ? FrameInput.orientationChoices : nil },
               "turn the input further: up, right, down, left, upMirrored, ... or EXIF 1-8"),
+        .text("--roi", "X,Y,W,H", default: "whole image", valid: { (try? TaskOptions.parseRegion($0)) == nil
+                ? "four numbers X,Y,W,H in [0, 1] (normalized to the displayed image) with W, H > 0 and X+W, Y+H <= 1"
+                : nil },
+              "run on this region of the displayed image (normalized); results are in the whole image"),
         .flag("--ignore-exif", "take a JPEG's stored pixels as they are (for a video: ignore its rotation)"),
         .flag("--json", "print one JSON object per image or frame instead of a summary line"),
         .text("--overlay", "DIR|FILE.mp4", default: "none",
@@ -36,6 +40,20 @@ enum TaskOptions {
         .flag("--live", "feed --video as a live stream (frames dropped while the task is busy)",
               default: "off; on for /dev/videoN"),
     ]
+
+    static func parseRegion(_ text: String) throws -> CGRect {
+        let v = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 4, let x = v[0], let y = v[1], let w = v[2], let h = v[3],
+              x >= 0, y >= 0, w > 0, h > 0, x + w <= 1, y + h <= 1 else {
+            throw UsageError("--roi takes X,Y,W,H in [0, 1], got '\(text)'")
+        }
+        return CGRect(x: x, y: y, width: w, height: h)
+    }
+
+    /// `--roi` as the tasks take it.
+    static func region(_ options: ParsedOptions) throws -> ImageProcessingOptions? {
+        try options.string("--roi").map { ImageProcessingOptions(regionOfInterest: try parseRegion($0)) }
+    }
 
     /// The model path: --model, or the default in Models/; checked to be of the kind the command needs.
     static func modelPath(_ options: ParsedOptions, default file: String, kind: ModelKind) throws -> String {
