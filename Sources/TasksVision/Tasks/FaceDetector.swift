@@ -58,11 +58,10 @@ public struct FaceDetectorResult: Sendable, Equatable, Codable {
 
 /// Detects faces with BlazeFace, as MediaPipe Tasks' `FaceDetector`: the short-range
 /// (128x128) or full-range (192x192) model, chosen from the model's input size.
-public final class FaceDetector: @unchecked Sendable {
+public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked Sendable {
     /// The options the detector was made with (a copy).
     public let options: FaceDetectorOptions
     let detector: DetectorStage
-    let runner: TaskRunner<FaceDetectorResult>
     private let lock = NSLock()
 
     /// A detector in image mode with default options.
@@ -76,12 +75,13 @@ public final class FaceDetector: @unchecked Sendable {
         let options = options.copy()
         try OptionValidation.unitInterval([("minDetectionConfidence", options.minDetectionConfidence),
                                            ("minSuppressionThreshold", options.minSuppressionThreshold)])
-        runner = try TaskRunner(mode: options.runningMode, label: "FaceDetector",
+        let runner = try TaskRunner<FaceDetectorResult>(mode: options.runningMode, label: "FaceDetector",
                                 hasReceiver: options.faceDetectorLiveStreamDelegate != nil || options.resultCallback != nil,
                                 delegate: "faceDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         detector = try VisionTaskError.wrappingModelErrors { try Self.detectorStage(path: path, options: options) }
+        super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -121,54 +121,9 @@ public final class FaceDetector: @unchecked Sendable {
                              suppressionThreshold: options.minSuppressionThreshold)
     }
 
-    /// Detects faces in a single image (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
-        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// Detects faces in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
-        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; the result
-    /// arrives on the detector's serial queue. A frame sent while the previous one is
-    /// still being processed is dropped (the method returns false).
-    @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
-                           timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Detects faces in a single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> FaceDetectorResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> FaceDetectorResult {
-        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
-                                       timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Live-stream results as an `AsyncStream`, in timestamp order.
-    public var liveResults: AsyncStream<FaceDetectorResult> { runner.liveResults }
-
-    /// Waits until every accepted live-stream frame has been delivered.
-    public func waitForPendingResults() { runner.drain() }
-
     /// The pipeline: letterboxed crop, inference, decoding, weighted NMS, projection;
     /// then the conversion to the displayed image's pixels.
-    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
         var detections = detectNormalized(input).map { Self.displayDetection($0, image: input) }

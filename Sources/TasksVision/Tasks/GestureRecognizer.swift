@@ -95,7 +95,7 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
 
 /// Recognizes hand gestures, as MediaPipe Tasks' `GestureRecognizer`: the hand landmarker,
 /// then the gesture embedder and the canned (and optional custom) classifiers.
-public final class GestureRecognizer: @unchecked Sendable {
+public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unchecked Sendable {
     /// The options the recognizer was made with (a copy).
     public let options: GestureRecognizerOptions
     let pipeline: HandPipeline
@@ -104,7 +104,6 @@ public final class GestureRecognizer: @unchecked Sendable {
     let custom: (interpreter: Interpreter, labels: [String])?
     let cannedOptions: ClassifierOptions
     let customOptions: ClassifierOptions
-    let runner: TaskRunner<GestureRecognizerResult>
     private let lock = NSLock()
     private var regions = RegionRunner()
 
@@ -123,13 +122,14 @@ public final class GestureRecognizer: @unchecked Sendable {
         customOptions = options.customGesturesClassifierOptions ?? ClassifierOptions()
         try cannedOptions.validate("cannedGesturesClassifierOptions")
         try customOptions.validate("customGesturesClassifierOptions")
-        runner = try TaskRunner(mode: options.runningMode, label: "GestureRecognizer",
+        let runner = try TaskRunner<GestureRecognizerResult>(mode: options.runningMode, label: "GestureRecognizer",
                                 hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil || options.resultCallback != nil,
                                 delegate: "gestureRecognizerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         let models = try VisionTaskError.wrappingModelErrors { try Self.load(path: path, options: options) }
         (pipeline, embedder, canned, custom) = models
+        super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -178,47 +178,36 @@ public final class GestureRecognizer: @unchecked Sendable {
     }
 
     /// Recognizes gestures in a single image (`.image` mode).
-    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
-        try runner.runImage("recognize(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
+    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws
+        -> GestureRecognizerResult {
+        try self.image("recognize(image:)", image, imageProcessingOptions)
     }
 
     /// Recognizes gestures in a video frame (`.video` mode); timestamps must increase.
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
-        try runner.runVideo("recognize(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
+                          imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
+        try video("recognize(videoFrame:timestampInMilliseconds:)", image, timestampInMilliseconds, imageProcessingOptions)
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
     public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try runner.runLive("recognizeAsync(image:timestampInMilliseconds:)", image: image,
-                           timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
+                               imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
+        try live("recognizeAsync(image:timestampInMilliseconds:)", image, timestampInMilliseconds, imageProcessingOptions)
     }
 
     /// A single image without blocking the caller (`.image` mode).
-    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
-        try await runner.runImageAsync("recognize(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
+    public func recognize(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws
+        -> GestureRecognizerResult {
+        try await imageAsync("recognize(image:)", image, imageProcessingOptions)
     }
 
     /// A video frame without blocking the caller (`.video` mode).
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
-        try await runner.runVideoAsync("recognize(videoFrame:timestampInMilliseconds:)", image: image,
-                                       timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
+                          imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
+        try await videoAsync("recognize(videoFrame:timestampInMilliseconds:)", image, timestampInMilliseconds,
+                             imageProcessingOptions)
     }
-
-    /// Live-stream results as an `AsyncStream`, in timestamp order.
-    public var liveResults: AsyncStream<GestureRecognizerResult> { runner.liveResults }
-
-    /// Waits until every accepted live-stream frame has been delivered.
-    public func waitForPendingResults() { runner.drain() }
 
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
 
@@ -277,7 +266,7 @@ public final class GestureRecognizer: @unchecked Sendable {
         return CombinedPrediction.combine(lists).map { [$0] } ?? []
     }
 
-    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
         lock.lock(); defer { lock.unlock() }
         return try regions.run(image, roi, pipeline: pipeline, { input in
             result(handsAndGesturesLocked(input, timestamp: timestamp), image: input, timestamp: timestamp)

@@ -62,12 +62,11 @@ public struct HandDetectorResult: Sendable, Equatable, Codable {
 /// Palm detection alone: the first stage of `HandLandmarker`, for when the landmark model is too
 /// slow or only where the hands are matters. It runs on every frame in every mode (there is no
 /// tracking to skip it); the palms and rectangles are those the landmarker uses.
-public final class HandDetector: @unchecked Sendable {
+public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked Sendable {
     /// The options the detector was made with (a copy).
     public let options: HandDetectorOptions
     let palm: DetectorStage
     let numHands: Int
-    let runner: TaskRunner<HandDetectorResult>
     private let lock = NSLock()
 
     /// A detector in image mode with default options, from a hand landmarker bundle, a gesture
@@ -82,7 +81,7 @@ public final class HandDetector: @unchecked Sendable {
         let options = options.copy()
         try OptionValidation.atLeastOne("numHands", options.numHands)
         try OptionValidation.unitInterval([("minHandDetectionConfidence", options.minHandDetectionConfidence)])
-        runner = try TaskRunner(mode: options.runningMode, label: "HandDetector",
+        let runner = try TaskRunner<HandDetectorResult>(mode: options.runningMode, label: "HandDetector",
                                 hasReceiver: options.handDetectorLiveStreamDelegate != nil || options.resultCallback != nil,
                                 delegate: "handDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
@@ -102,6 +101,7 @@ public final class HandDetector: @unchecked Sendable {
             return try HandPipeline.palmStage(ModelResources(model: try source.model("hand_detector.tflite"), threads: threads),
                                               minScore: minScore)
         }
+        super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -110,49 +110,6 @@ public final class HandDetector: @unchecked Sendable {
         }
     }
 
-    /// Finds palms in a single image (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandDetectorResult {
-        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// Finds palms in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandDetectorResult {
-        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
-    @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
-                           timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// A single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandDetectorResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandDetectorResult {
-        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
-                                       timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Live-stream results as an `AsyncStream`, in timestamp order.
-    public var liveResults: AsyncStream<HandDetectorResult> { runner.liveResults }
-
-    /// Waits until every accepted live-stream frame has been delivered.
-    public func waitForPendingResults() { runner.drain() }
-
     /// Palms and hand rects in normalized stored-pixel coordinates, at most `numHands`.
     func palms(_ image: MPImage) -> [(palm: RawDetection, rect: NormalizedRect)] {
         lock.lock(); defer { lock.unlock() }
@@ -160,7 +117,7 @@ public final class HandDetector: @unchecked Sendable {
         return found.prefix(numHands).map { ($0, HandPipeline.handRect(palm: $0, image: image)) }
     }
 
-    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandDetectorResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandDetectorResult {
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
         let found = palms(input)

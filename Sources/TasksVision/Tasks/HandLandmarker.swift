@@ -80,11 +80,10 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
 }
 
 /// Finds hands and their landmarks, as MediaPipe Tasks' `HandLandmarker`.
-public final class HandLandmarker: @unchecked Sendable {
+public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @unchecked Sendable {
     /// The options the landmarker was made with (a copy).
     public let options: HandLandmarkerOptions
     let pipeline: HandPipeline
-    let runner: TaskRunner<HandLandmarkerResult>
     private let lock = NSLock()
     private var regions = RegionRunner()
 
@@ -108,7 +107,7 @@ public final class HandLandmarker: @unchecked Sendable {
         let options = options.copy()
         let settings = options.handSettings
         try settings.validate()
-        runner = try TaskRunner(mode: options.runningMode, label: "HandLandmarker",
+        let runner = try TaskRunner<HandLandmarkerResult>(mode: options.runningMode, label: "HandLandmarker",
                                 hasReceiver: options.handLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
                                 delegate: "handLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
@@ -118,6 +117,7 @@ public final class HandLandmarker: @unchecked Sendable {
             return try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
                                     threads: options.baseOptions.threads, settings: settings)
         }
+        super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -125,49 +125,6 @@ public final class HandLandmarker: @unchecked Sendable {
                                                                            timestampInMilliseconds: timestamp, error: result.error)
         }
     }
-
-    /// Finds hands in a single image (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
-        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// Finds hands in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
-        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
-    @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
-                           timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// A single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandLandmarkerResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> HandLandmarkerResult {
-        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
-                                       timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Live-stream results as an `AsyncStream`, in timestamp order.
-    public var liveResults: AsyncStream<HandLandmarkerResult> { runner.liveResults }
-
-    /// Waits until every accepted live-stream frame has been delivered.
-    public func waitForPendingResults() { runner.drain() }
 
     /// How many frames ran palm detection (video and live stream skip it while hands are tracked).
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
@@ -177,7 +134,7 @@ public final class HandLandmarker: @unchecked Sendable {
         return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
         lock.lock(); defer { lock.unlock() }
         let stream = options.runningMode != .image
         return try regions.run(image, roi, pipeline: pipeline, { input in

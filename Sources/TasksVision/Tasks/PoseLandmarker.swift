@@ -81,11 +81,10 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
 /// tensor were upright (MediaPipe never undoes the rotation there), so the pose found may not
 /// be the upright image's. Landmarks are normalized to the displayed image, as in the other
 /// tasks. For orientation-correct poses on turned images use ML Kit's `PoseDetector`.
-public final class PoseLandmarker: @unchecked Sendable {
+public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @unchecked Sendable {
     /// The options the landmarker was made with (a copy).
     public let options: PoseLandmarkerOptions
     let pipeline: PosePipeline
-    let runner: TaskRunner<PoseLandmarkerResult>
     private let lock = NSLock()
     private var regions = RegionRunner()
 
@@ -110,7 +109,7 @@ public final class PoseLandmarker: @unchecked Sendable {
             ("minPoseDetectionConfidence", options.minPoseDetectionConfidence),
             ("minPosePresenceConfidence", options.minPosePresenceConfidence),
             ("minTrackingConfidence", options.minTrackingConfidence)])
-        runner = try TaskRunner(mode: options.runningMode, label: "PoseLandmarker",
+        let runner = try TaskRunner<PoseLandmarkerResult>(mode: options.runningMode, label: "PoseLandmarker",
                                 hasReceiver: options.poseLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
                                 delegate: "poseLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
@@ -123,6 +122,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         }
         pipeline.wantsSegmentation = options.shouldOutputSegmentationMasks
         pipeline.smoothsSegmentation = options.smoothSegmentationMasks
+        super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
@@ -130,49 +130,6 @@ public final class PoseLandmarker: @unchecked Sendable {
                                                                            timestampInMilliseconds: timestamp, error: result.error)
         }
     }
-
-    /// Finds poses in a single image (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
-        try runner.runImage("detect(image:)") { try process(image, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// Finds poses in a video frame (`.video` mode); timestamps must increase.
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
-        try runner.runVideo("detect(videoFrame:timestampInMilliseconds:)", timestamp: timestampInMilliseconds) {
-            try process(image, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
-    @discardableResult
-    public func detectAsync(image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try runner.runLive("detectAsync(image:timestampInMilliseconds:)", image: image,
-                           timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// A single image without blocking the caller (`.image` mode).
-    public func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> PoseLandmarkerResult {
-        try await runner.runImageAsync("detect(image:)", image: image) { [self] in try self.process($0, timestamp: 0, roi: imageProcessingOptions) }
-    }
-
-    /// A video frame without blocking the caller (`.video` mode).
-    public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                       imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> PoseLandmarkerResult {
-        try await runner.runVideoAsync("detect(videoFrame:timestampInMilliseconds:)", image: image,
-                                       timestamp: timestampInMilliseconds) { [self] in
-            try self.process($0, timestamp: timestampInMilliseconds, roi: imageProcessingOptions)
-        }
-    }
-
-    /// Live-stream results as an `AsyncStream`, in timestamp order.
-    public var liveResults: AsyncStream<PoseLandmarkerResult> { runner.liveResults }
-
-    /// Waits until every accepted live-stream frame has been delivered.
-    public func waitForPendingResults() { runner.drain() }
 
     /// How many frames ran the pose detector.
     public var poseDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.detectorRuns }
@@ -182,7 +139,7 @@ public final class PoseLandmarker: @unchecked Sendable {
         return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
         lock.lock(); defer { lock.unlock() }
         let stream = options.runningMode != .image
         return try regions.run(image, roi, pipeline: pipeline, { input in
