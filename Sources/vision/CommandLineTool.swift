@@ -28,6 +28,7 @@ enum CommandLineTool {
         let rest = Array(args.dropFirst())
         switch command {
         case "model": try ModelCommand.run(rest)
+        case "models": try ModelsCommand.run(rest)
         case "kernels": try KernelsCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)

@@ -18,16 +18,8 @@ enum TaskCommandSupport {
     static let commonValued: Set<String> = ["--model", "--orientation", "--video", "--fps", "--overlay", "--threads"]
     static let commonFlags: Set<String> = ["--json", "--ignore-exif"]
 
-    /// A model in Models/: next to the working directory, or above the executable, or $TASKSVISION_MODELS.
-    static func defaultModel(_ name: String) throws -> String {
-        var dirs: [String] = []
-        if let env = ProcessInfo.processInfo.environment["TASKSVISION_MODELS"] { dirs.append(env) }
-        dirs.append(FileManager.default.currentDirectoryPath + "/Models")
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 { dirs.append(url.path + "/Models"); url.deleteLastPathComponent() }
-        for d in dirs where FileManager.default.fileExists(atPath: d + "/" + name) { return d + "/" + name }
-        throw UsageError("model \(name) not found in Models/ (run tools/setup.sh, or pass --model)")
-    }
+    /// A model found by `ModelLocator` ($TASKSVISION_MODELS, the user folder, Models/ here or by the executable).
+    static func defaultModel(_ name: String) throws -> String { try ModelLocator.resolve(name) }
 
     static func orientation(_ parser: OptionParser) throws -> ImageOrientation? {
         guard let v = parser.value("--orientation") else { return nil }
