@@ -10,7 +10,8 @@ enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
     static let tables: [OptionTable] = [
         FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable, PoseCommand.table,
-        ModelCommand.infoTable, ModelCommand.runTable, KernelsCommand.table,
+        ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable, ModelsCommand.fetchTable,
+        KernelsCommand.table,
     ]
 
     static var usage: String {
@@ -29,6 +30,7 @@ enum CommandLineTool {
         let rest = Array(args.dropFirst())
         switch command {
         case "model": try ModelCommand.run(rest)
+        case "models": try ModelsCommand.run(rest)
         case "kernels": try KernelsCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
         case "palms": try PalmsCommand.run(rest)

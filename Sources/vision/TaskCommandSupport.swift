@@ -15,16 +15,8 @@ struct JSONLine<T: Encodable>: Encodable {
 
 /// What every task command shares: finding models, decoding images, printing JSON lines and progress.
 enum TaskCommandSupport {
-    /// A model in Models/: next to the working directory, or above the executable, or $TASKSVISION_MODELS.
-    static func defaultModel(_ name: String) throws -> String {
-        var dirs: [String] = []
-        if let env = ProcessInfo.processInfo.environment["TASKSVISION_MODELS"] { dirs.append(env) }
-        dirs.append(FileManager.default.currentDirectoryPath + "/Models")
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 { dirs.append(url.path + "/Models"); url.deleteLastPathComponent() }
-        for d in dirs where FileManager.default.fileExists(atPath: d + "/" + name) { return d + "/" + name }
-        throw UsageError("model \(name) not found in Models/ (run tools/setup.sh, or pass --model)")
-    }
+    /// A model found by `ModelLocator` ($TASKSVISION_MODELS, the user folder, Models/ here or by the executable).
+    static func defaultModel(_ name: String) throws -> String { try ModelLocator.resolve(name) }
 
     /// Decodes an image file into an `MPImage`. As MediaPipe's `Image.create_from_file`, the
     /// pixels are first turned as the file's EXIF orientation says (unless `ignoreExif`), so

@@ -8,6 +8,15 @@ enum TaskSetup {
         guard let path = base.modelAssetPath, !path.isEmpty else {
             throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is not set (nil or empty)")
         }
-        return try ModelLocator.resolveForTask(path)
+        return try resolve(path)
+    }
+
+    /// A model path or name as `ModelLocator` finds it; not found is the task's error, listing the places looked at.
+    static func resolve(_ path: String) throws -> String {
+        do {
+            return try ModelLocator.resolve(path)
+        } catch let error as ModelNotFoundError {
+            throw VisionTaskError.modelNotFound(error.description)
+        }
     }
 }

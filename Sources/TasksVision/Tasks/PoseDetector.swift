@@ -146,7 +146,7 @@ public final class PoseDetector: @unchecked Sendable {
             guard (1...64).contains(threads) else {
                 throw VisionTaskError.invalidOption("threads must be in 1...64, got \(threads)")
             }
-            let file = try ModelLocator.resolveForTask(path)
+            let file = try TaskSetup.resolve(path)
             let pipeline = try VisionTaskError.wrappingModelErrors {
                 try PosePipeline(source: try ModelSource(path: file), threads: threads, numPoses: 1,
                                  minPoseDetectionConfidence: 0.5, minPosePresenceConfidence: 0.5,

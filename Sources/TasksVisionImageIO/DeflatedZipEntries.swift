@@ -1,0 +1,44 @@
+import TasksVisionFormat
+
+extension ZipArchive {
+    /// The bytes of an entry that is stored or deflated (method 8), as in the zips of Python
+    /// wheels, checked against its CRC-32. `ZipArchive.data(of:)` refuses deflated entries, as
+    /// MediaPipe does for bundles; this is for other zips.
+    public func decompressedData(of entry: Entry) throws -> [UInt8] {
+        if entry.method == 0 { return try data(of: entry) }
+        let what = "zip entry '\(entry.name)'"
+        guard entry.method == 8 else {
+            throw FormatError.unsupported(file: view.name, reason: "\(what) is compressed with method \(entry.method)"
+                                          + "; only stored and deflated entries are supported")
+        }
+        guard entry.uncompressedSize <= ModelAsset.maximumFileSize else {
+            throw FormatError.unsupported(file: view.name, reason: "\(what) of \(entry.uncompressedSize) bytes is"
+                                          + " larger than the \(ModelAsset.maximumFileSize)-byte limit")
+        }
+        let h = entry.localHeaderOffset
+        guard try view.u32(h, "\(what) local header") == 0x0403_4b50 else {
+            throw FormatError.malformed(file: view.name, reason: "\(what) local header at \(h) has a bad signature")
+        }
+        let nameLength = Int(try view.u16(h + 26))
+        let extraLength = Int(try view.u16(h + 28))
+        let compressed = try view.slice(h + 30 + nameLength + extraLength, entry.compressedSize, what)
+        // Inflate reads raw DEFLATE data behind a zlib header (CM 8, 32K window, no dictionary)
+        // and stops at the final block, so the four bytes standing for the Adler-32 trailer are not read.
+        let output: [UInt8]
+        do {
+            output = try Inflate.zlib([0x78, 0x01] + compressed + [0, 0, 0, 0], limit: entry.uncompressedSize)
+        } catch let failure as Inflate.Failure {
+            throw FormatError.malformed(file: view.name, reason: "\(what) cannot be inflated: \(failure.reason)")
+        }
+        guard output.count == entry.uncompressedSize else {
+            throw FormatError.malformed(file: view.name, reason: "\(what) inflates to \(output.count) bytes,"
+                                        + " not the \(entry.uncompressedSize) its directory entry gives")
+        }
+        let crc = CRC32.checksum(output)
+        guard crc == entry.crc32 else {
+            throw FormatError.malformed(file: view.name, reason: "\(what) fails its CRC-32 check (stored "
+                                        + "\(String(entry.crc32, radix: 16)), computed \(String(crc, radix: 16)))")
+        }
+        return output
+    }
+}

