@@ -17,9 +17,10 @@ enum CommandLineTool {
     static var usage: String {
         var lines = ["usage: vision <command> [options]   ('vision <command> --help' lists its options and defaults)",
                      "", "commands:"]
+        let width = (tables.map(\.command.count).max() ?? 10) + 2
         for t in tables {
-            lines.append("  " + t.command.padding(toLength: 12, withPad: " ", startingAt: 0) + t.summary)
-            lines.append(String(repeating: " ", count: 14) + "vision \(t.command) \(t.brief)")
+            lines.append("  " + t.command.padding(toLength: width, withPad: " ", startingAt: 0) + t.summary)
+            lines.append(String(repeating: " ", count: width + 2) + "vision \(t.command) \(t.brief)")
         }
         lines.append(ModelCommand.modelNote)
         return lines.joined(separator: "\n")

@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// The README's command-line examples are true: every `$ vision` block prints what the README
+/// shows (" ..." in the README elides), and every option an example line names exists.
+final class ReadmeTests: XCTestCase {
+    struct Example { var command: [String]; var output: String }
+
+    static func readme() throws -> String {
+        try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
+    }
+
+    /// The fenced blocks of the README, each as its lines.
+    static func blocks(_ text: String) -> [[String]] {
+        var blocks: [[String]] = [], current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            if line.hasPrefix("```") {
+                if let c = current { blocks.append(c); current = nil } else { current = [] }
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    static func examples(_ text: String) -> [Example] {
+        blocks(text).compactMap { lines in
+            guard let first = lines.first, first.hasPrefix("$ vision ") else { return nil }
+            let command = first.dropFirst("$ vision ".count).split(separator: " ").map(String.init)
+            // A line starting with one space continues the one before (the README wraps long JSON).
+            var output: [String] = []
+            for line in lines.dropFirst() {
+                if line.hasPrefix(" "), !line.hasPrefix("  "), let last = output.popLast() {
+                    output.append(last + line.drop { $0 == " " })
+                } else {
+                    output.append(line)
+                }
+            }
+            return Example(command: command, output: output.joined(separator: "\n"))
+        }
+    }
+
+    func run(_ args: [String], in directory: String) throws -> CLI.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.executable)
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLI.Result(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+    }
+
+    func testDollarExamplesPrintWhatTheReadmeShows() throws {
+        let examples = Self.examples(try Self.readme())
+        XCTAssertGreaterThanOrEqual(examples.count, 2, "the README's $ vision examples")
+        for e in examples {
+            // File names in the examples are test photos.
+            let r = try run(e.command, in: CLI.images)
+            XCTAssertEqual(r.status, 0, e.command.joined(separator: " "))
+            let actual = r.stdout.trimmingCharacters(in: .newlines)
+            // " ..." (after a space) elides; "PATH..." is text.
+            if e.output.contains(" ...") {
+                var rest = Substring(actual)
+                for part in e.output.components(separatedBy: " ...") {
+                    let fragment = part.trimmingCharacters(in: CharacterSet(charactersIn: " ,\n"))
+                    guard !fragment.isEmpty else { continue }
+                    guard let range = rest.range(of: fragment) else {
+                        XCTFail("vision \(e.command.joined(separator: " ")) does not print '\(fragment)' where the README shows it:\n\(actual)")
+                        break
+                    }
+                    rest = rest[range.upperBound...]
+                }
+            } else {
+                XCTAssertEqual(actual, e.output, "vision \(e.command.joined(separator: " "))")
+            }
+        }
+    }
+
+    func testEveryOptionOfAnExampleExists() throws {
+        let commands = ["faces", "palms", "hands", "gestures", "pose", "kernels"]
+        var help: [String: String] = [:]
+        var checked = 0
+        for lines in Self.blocks(try Self.readme()) {
+            for line in lines {
+                let words = line.drop { $0 == "$" || $0 == " " }.split(separator: " ").map(String.init)
+                guard words.count > 1, words[0] == "vision", commands.contains(words[1]) else { continue }
+                if help[words[1]] == nil { help[words[1]] = try CLI.run([words[1], "--help"]).stdout }
+                for option in words.dropFirst(2) where option.hasPrefix("--") {
+                    let name = String(option.prefix { $0 != "=" })
+                    XCTAssertTrue(help[words[1]]?.contains(name + " ") == true || help[words[1]]?.contains(name + "\n") == true,
+                                  "README line '\(line)': vision \(words[1]) has no option \(name)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 10)
+    }
+}
