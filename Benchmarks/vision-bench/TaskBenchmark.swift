@@ -72,9 +72,13 @@ enum TaskBenchmark {
                 let landmarker = try HandLandmarker(options: lo)
                 for size in sizes {
                     let image = try frame(photo, width: size.0, height: size.1)
-                    report("palms", size, try time(runs: options.runs, warmup: options.warmup) { _ = try detector.detect(image: image) },
+                    report("palms", size, try time(runs: options.runs, warmup: options.warmup) {
+                        _ = try detector.detect(image: image)
+                    },
                            json: options.json, threads: threads)
-                    report("hands", size, try time(runs: options.runs, warmup: options.warmup) { _ = try landmarker.detect(image: image) },
+                    report("hands", size, try time(runs: options.runs, warmup: options.warmup) {
+                        _ = try landmarker.detect(image: image)
+                    },
                            json: options.json, threads: threads)
                 }
             case "hands", "hands-video", "gestures", "gestures-video":
@@ -118,7 +122,8 @@ enum TaskBenchmark {
                            json: options.json, threads: threads)
                 }
             default:
-                fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, pose, pose-stream, pose-accurate, pose-accurate-stream)")
+                fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, "
+                    + "pose, pose-stream, pose-accurate, pose-accurate-stream)")
             }
         } catch {
             fail("\(error)")

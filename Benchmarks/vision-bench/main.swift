@@ -74,7 +74,8 @@ func parse() -> Options {
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
             print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak]")
-            print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
+            print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
+                + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
             exit(0)
         default: fail("unknown argument '\(a)'")

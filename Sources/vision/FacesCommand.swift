@@ -58,7 +58,8 @@ enum FacesCommand {
             for d in result.detections {
                 overlay.rect(d.boundingBox, (0, 255, 0))
                 for k in d.keypoints ?? [] {
-                    overlay.dot(Float(k.location.x) * Float(overlay.width), Float(k.location.y) * Float(overlay.height), (255, 0, 0))
+                    overlay.dot(Float(k.location.x) * Float(overlay.width), Float(k.location.y) * Float(overlay.height),
+                                (255, 0, 0))
                 }
                 overlay.text(String(format: "%.2f", d.categories.first?.score ?? 0), Float(d.boundingBox.minX),
                              max(0, Float(d.boundingBox.minY) - Float(overlay.thickness * 14)), (255, 255, 0))

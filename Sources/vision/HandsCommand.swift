@@ -68,7 +68,8 @@ enum HandsCommand {
             case .image: calls = .image { report(try recognizer.recognize(image: $0, imageProcessingOptions: roi)) }
             case .video:
                 calls = .video {
-                    report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
+                    report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1,
+                                                    imageProcessingOptions: roi))
                 }
             case .liveStream:
                 calls = .live(submit: {
@@ -92,7 +93,8 @@ enum HandsCommand {
             case .image: calls = .image { report(try landmarker.detect(image: $0, imageProcessingOptions: roi)) }
             case .video:
                 calls = .video {
-                    report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
+                    report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1,
+                                                 imageProcessingOptions: roi))
                 }
             case .liveStream:
                 calls = .live(submit: {

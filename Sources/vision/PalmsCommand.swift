@@ -11,7 +11,8 @@ enum PalmsCommand {
         options: [
             TaskOptions.model("hand landmarker bundle or palm detection .tflite", default: defaultModel),
             .number("--num-hands", "N", .atLeast(1), default: 1, "most palms to report"),
-            .number("--min-hand-detection-confidence", "X", .unitInterval, default: 0.5, "minimum palm detection score"),
+            .number("--min-hand-detection-confidence", "X", .unitInterval, default: 0.5,
+                    "minimum palm detection score"),
         ] + TaskOptions.common)
 
     static func run(_ args: [String]) throws {
@@ -54,7 +55,8 @@ enum PalmsCommand {
     static func report(_ result: HandDetectorResult) -> FrameReport {
         let palms = result.detections.map { d in
             let b = d.boundingBox
-            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.minX, b.minY, b.width, b.height, d.categories.first?.score ?? 0)
+            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.minX, b.minY, b.width, b.height,
+                          d.categories.first?.score ?? 0)
         }
         let n = result.detections.count
         let summary = "\(n) palm\(n == 1 ? "" : "s")" + (palms.isEmpty ? "" : ": " + palms.joined(separator: " "))
@@ -62,14 +64,18 @@ enum PalmsCommand {
             let W = Float(overlay.width), H = Float(overlay.height)
             for d in result.detections {
                 overlay.rect(d.boundingBox, (0, 255, 0))
-                for k in d.keypoints ?? [] { overlay.dot(Float(k.location.x) * W, Float(k.location.y) * H, (255, 0, 0)) }
+                for k in d.keypoints ?? [] {
+                    overlay.dot(Float(k.location.x) * W, Float(k.location.y) * H, (255, 0, 0))
+                }
             }
             for r in result.handRectangles {
                 // The rotated hand rectangle: its corners from the centre, the half sides turned by the rotation.
                 let (c, s) = (cos(r.rotation), sin(r.rotation))
                 let hw = r.width * W / 2, hh = r.height * H / 2
                 let cx = r.xCenter * W, cy = r.yCenter * H
-                let corners = [(-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)].map { (cx + $0.0 * c - $0.1 * s, cy + $0.0 * s + $0.1 * c) }
+                let corners = [(-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh)].map {
+                    (cx + $0.0 * c - $0.1 * s, cy + $0.0 * s + $0.1 * c)
+                }
                 for i in 0..<4 {
                     let a = corners[i], b = corners[(i + 1) % 4]
                     overlay.line(a.0, a.1, b.0, b.1, (255, 255, 0))

@@ -56,7 +56,9 @@ enum PoseCommand {
         }
         func report(_ poses: [Pose]) -> FrameReport {
             var r = PoseCommand.report(poses)
-            if let masks { r.write = { frame, image in try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png") } }
+            if let masks {
+                r.write = { frame, image in try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png") }
+            }
             return r
         }
         let stream = options.detectorMode == .stream
@@ -67,7 +69,8 @@ enum PoseCommand {
             var last = -1
             calls = .image { image in
                 last += 33
-                return report(try detector.results(in: visionImage(image), timestampInMilliseconds: stream ? last : nil))
+                return report(try detector.results(in: visionImage(image),
+                                                   timestampInMilliseconds: stream ? last : nil))
             }
         case .video:
             calls = .video {
@@ -91,14 +94,16 @@ enum PoseCommand {
     /// any pose at each pixel, rounded; 0 where nobody is).
     static func writeMask(_ poses: [Pose], image: MPImage, to path: String) throws {
         var pixels = [UInt8](repeating: 0, count: image.width * image.height)
-        for mask in poses.compactMap(\.segmentationMask) where mask.width == image.width && mask.height == image.height {
+        for mask in poses.compactMap(\.segmentationMask)
+            where mask.width == image.width && mask.height == image.height {
             for (i, v) in mask.float32Data.enumerated() {
                 pixels[i] = max(pixels[i], UInt8(min(max(v, 0), 1) * 255 + 0.5))
             }
         }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
-        try ImageFile.writePNG(DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels), to: path)
+        try ImageFile.writePNG(DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels),
+                               to: path)
     }
 
     static func report(_ poses: [Pose]) -> FrameReport {
@@ -113,7 +118,8 @@ enum PoseCommand {
                 for (a, b) in connections where p.landmarks.indices.contains(a) && p.landmarks.indices.contains(b) {
                     let pa = p.landmarks[a], pb = p.landmarks[b]
                     if pa.inFrameLikelihood > 0.5 && pb.inFrameLikelihood > 0.5 {
-                        overlay.line(Float(pa.position.x), Float(pa.position.y), Float(pb.position.x), Float(pb.position.y),
+                        overlay.line(Float(pa.position.x), Float(pa.position.y),
+                                     Float(pb.position.x), Float(pb.position.y),
                                      (0, 255, 0))
                     }
                 }

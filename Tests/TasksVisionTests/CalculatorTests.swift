@@ -176,7 +176,8 @@ final class DetectionMathTests: XCTestCase {
     func testPixelBoxTruncatesAndBounds() {
         let r = DetectionTransformation.pixelBox(RelativeBox(xmin: -0.1, ymin: 0.5, width: 0.55, height: 2), width: 100, height: 10)
         XCTAssertEqual(r, CGRect(x: 0, y: 5, width: 55, height: 10))
-        XCTAssertEqual(DetectionTransformation.pixelBox(RelativeBox(xmin: .nan, ymin: 0, width: 0, height: 0), width: 10, height: 10).minX, 0)
+        XCTAssertEqual(DetectionTransformation.pixelBox(RelativeBox(xmin: .nan, ymin: 0, width: 0, height: 0),
+                                                        width: 10, height: 10).minX, 0)
     }
 
     func testValueRangeAndConversion() {

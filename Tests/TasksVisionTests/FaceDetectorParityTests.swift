@@ -52,7 +52,8 @@ final class FaceDetectorParityTests: XCTestCase {
             let c = mine[i]
             let allowed = 1 + 0.01 * max(r.boundingBox.width, r.boundingBox.height)
             let box = c.box
-            let edges: [Float] = [abs(Float(box.minX) - r.boundingBox.originX), abs(Float(box.minY) - r.boundingBox.originY),
+            let edges: [Float] = [abs(Float(box.minX) - r.boundingBox.originX),
+                                  abs(Float(box.minY) - r.boundingBox.originY),
                                   abs(Float(box.maxX) - r.boundingBox.originX - r.boundingBox.width),
                                   abs(Float(box.maxY) - r.boundingBox.originY - r.boundingBox.height)]
             let edge = edges.max() ?? 0

@@ -68,19 +68,26 @@ final class HandSmoothingTests: XCTestCase {
         XCTAssertEqual(smoothImage.count, 40)
         let window = 10
         let starts = 0...(40 - window)
-        let steadiest = starts.min { Self.speed(rawImage, $0..<$0 + window) < Self.speed(rawImage, $1..<$1 + window) } ?? 0
-        let fastest = starts.max { Self.speed(rawImage, $0..<$0 + window) < Self.speed(rawImage, $1..<$1 + window) } ?? 0
+        let steadiest = starts.min {
+            Self.speed(rawImage, $0..<$0 + window) < Self.speed(rawImage, $1..<$1 + window)
+        } ?? 0
+        let fastest = starts.max {
+            Self.speed(rawImage, $0..<$0 + window) < Self.speed(rawImage, $1..<$1 + window)
+        } ?? 0
         let steady = steadiest..<steadiest + window, moving = fastest..<fastest + window
         let jitterRaw = Self.jitter(rawImage, steady), jitterSmooth = Self.jitter(smoothImage, steady)
         let rawWorld = raw.world.compactMap { $0 }, smoothWorld = smooth.world.compactMap { $0 }
         let worldRaw = Self.jitter(rawWorld, steady) * 1000, worldSmooth = Self.jitter(smoothWorld, steady) * 1000
         let lag = Self.lag(raw: rawImage, smoothed: smoothImage, moving)
         let worldLag = Self.lag(raw: rawWorld, smoothed: smoothWorld, moving)
-        print(String(format: "hand smoothing on hand_asl_1: steadiest frames %d-%d (%.2f px/frame): jitter %.3f px raw, %.3f px "
-                     + "smoothed; world jitter %.3f mm raw, %.3f mm smoothed; moving frames %d-%d (%.2f px/frame): lag %.2f frames "
+        print(String(format: "hand smoothing on hand_asl_1: steadiest frames %d-%d (%.2f px/frame): "
+                     + "jitter %.3f px raw, %.3f px "
+                     + "smoothed; world jitter %.3f mm raw, %.3f mm smoothed; "
+                     + "moving frames %d-%d (%.2f px/frame): lag %.2f frames "
                      + "(world %.2f)",
-                     steady.lowerBound, steady.upperBound - 1, Self.speed(rawImage, steady), jitterRaw, jitterSmooth, worldRaw,
-                     worldSmooth, moving.lowerBound, moving.upperBound - 1, Self.speed(rawImage, moving), lag, worldLag))
+                     steady.lowerBound, steady.upperBound - 1, Self.speed(rawImage, steady), jitterRaw, jitterSmooth,
+                     worldRaw, worldSmooth, moving.lowerBound, moving.upperBound - 1, Self.speed(rawImage, moving),
+                     lag, worldLag))
         XCTAssertLessThan(jitterSmooth, 0.8 * jitterRaw)
         XCTAssertLessThan(worldSmooth, worldRaw)
         XCTAssertLessThanOrEqual(lag, 2)

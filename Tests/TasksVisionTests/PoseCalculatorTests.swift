@@ -160,7 +160,8 @@ final class PoseDetectorTests: XCTestCase {
         let mirrored = try await detector.process(VisionImage(image: image, orientation: .upMirrored))
         XCTAssertEqual(up.count, 1); XCTAssertEqual(mirrored.count, 1)
         // The mirrored nose is at the mirrored x.
-        XCTAssertEqual(mirrored[0].landmark(ofType: .nose).position.x, CGFloat(image.width) - up[0].landmark(ofType: .nose).position.x,
+        XCTAssertEqual(mirrored[0].landmark(ofType: .nose).position.x,
+                       CGFloat(image.width) - up[0].landmark(ofType: .nose).position.x,
                        accuracy: 0.03 * CGFloat(image.width))
     }
 }

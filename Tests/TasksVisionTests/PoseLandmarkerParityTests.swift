@@ -211,9 +211,12 @@ final class PoseLandmarkerParityTests: XCTestCase {
                 guard let a = up.first, let b = turned.first else { continue }
                 var sum: Float = 0, n = 0
                 for (la, lb) in zip(a.landmarks, b.landmarks) where la.inFrameLikelihood > 0.5 {
-                    let (ax, ay) = (Float(la.position.x), Float(la.position.y)), (bx, by) = (Float(lb.position.x), Float(lb.position.y))
-                    let expected = o.displayPoint(fromStored: (x: ax / Float(upright.width), y: ay / Float(upright.height)))
-                    sum += max(abs(bx / Float(image.width) - expected.x), abs(by / Float(image.height) - expected.y)); n += 1
+                    let (ax, ay) = (Float(la.position.x), Float(la.position.y)),
+                        (bx, by) = (Float(lb.position.x), Float(lb.position.y))
+                    let expected = o.displayPoint(fromStored: (x: ax / Float(upright.width),
+                                                               y: ay / Float(upright.height)))
+                    sum += max(abs(bx / Float(image.width) - expected.x), abs(by / Float(image.height) - expected.y))
+                    n += 1
                 }
                 let mean = n > 0 ? sum / Float(n) : 0
                 XCTAssertLessThanOrEqual(mean, 0.04, "\(file) \(o): mean distance to the turned upright result")

@@ -25,7 +25,8 @@ final class PoseMaskAPITests: XCTestCase {
         XCTAssertTrue(inside > 1000 && inside < 400 * 300 / 2, "\(inside)")
         // The pipeline's stored-pixel mask, turned with the image.
         let turned = try masked.detect(image: image.withOrientation(.right))
-        let stored = try XCTUnwrap(masked.pipeline.process(image.withOrientation(.right), stream: false, timestampMilliseconds: 0)
+        let stored = try XCTUnwrap(masked.pipeline.process(image.withOrientation(.right), stream: false,
+                                                           timestampMilliseconds: 0)
             .first?.segmentationMask)
         let shown = try XCTUnwrap(turned.segmentationMasks?.first)
         XCTAssertEqual([shown.width, shown.height], [300, 400])
@@ -43,7 +44,8 @@ final class PoseMaskAPITests: XCTestCase {
     func testRegionMaskIsTheCropsMaskInPlace() throws {
         let image = try TestImages.load(Paths.images + "/pose_yoga_1.png")   // 1000 x 667
         let masked = try landmarker(masks: true)
-        let a = try masked.detect(image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0.25, y: 0, width: 0.5, height: 1)))
+        let a = try masked.detect(
+            image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0.25, y: 0, width: 0.5, height: 1)))
         let full = try XCTUnwrap(a.segmentationMasks?.first)
         XCTAssertEqual([full.width, full.height], [1000, 667])
         XCTAssertEqual(full.value(x: 100, y: 300), 0)

@@ -37,7 +37,8 @@ final class RegionAndPalmTests: XCTestCase {
                 let roi = ImageProcessingOptions(regionOfInterest: leftHalf)
                 let inRegion = mode == .image ? try a.detect(image: image, imageProcessingOptions: roi)
                     : try a.detect(videoFrame: image, timestampInMilliseconds: t, imageProcessingOptions: roi)
-                let alone = mode == .image ? try b.detect(image: cropped) : try b.detect(videoFrame: cropped, timestampInMilliseconds: t)
+                let alone = mode == .image ? try b.detect(image: cropped)
+                    : try b.detect(videoFrame: cropped, timestampInMilliseconds: t)
                 XCTAssertEqual(inRegion.landmarks.count, 1, "one hand in the left half")
                 XCTAssertEqual(inRegion.landmarks.count, alone.landmarks.count)
                 for (h, g) in zip(inRegion.landmarks, alone.landmarks) {
@@ -60,14 +61,16 @@ final class RegionAndPalmTests: XCTestCase {
         let b = try recognizer.recognize(image: try crop(image, x: 0, y: 0, width: 306, height: 408))
         XCTAssertEqual(a.gestures, b.gestures)
         XCTAssertEqual(a.landmarks.count, 1)
-        XCTAssertEqual(a.landmarks.joined().map(\.x), b.landmarks.joined().map { map($0.x, offset: 0, size: 306, full: 612) })
+        XCTAssertEqual(a.landmarks.joined().map(\.x),
+                       b.landmarks.joined().map { map($0.x, offset: 0, size: 306, full: 612) })
     }
 
     func testFaceAndPoseRegionsEqualTheCroppedRun() throws {
         // faces_two_1 is 1280 x 853; the region [0.5, 1] x [0, 1] is x 640..<1280.
         let faces = try TestImages.load(Paths.images + "/faces_two_1.png")
         let detector = try FaceDetector(modelPath: try Paths.model("blaze_face_short_range.tflite"))
-        let region = try detector.detect(image: faces, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0.5, y: 0, width: 0.5, height: 1)))
+        let region = try detector.detect(
+            image: faces, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0.5, y: 0, width: 0.5, height: 1)))
         let alone = try detector.detect(image: try crop(faces, x: 640, y: 0, width: 640, height: 853))
         XCTAssertEqual(region.detections.count, 1)
         XCTAssertEqual(region.detections.count, alone.detections.count)
@@ -95,7 +98,8 @@ final class RegionAndPalmTests: XCTestCase {
         let mlkit = PoseDetector.poseDetector(options: options)
         let whole = VisionImage(image: pose)
         whole.regionOfInterest = roi
-        let r = try mlkit.results(in: whole), s = try mlkit.results(in: VisionImage(image: try crop(pose, x: 250, y: 0, width: 500, height: 667)))
+        let r = try mlkit.results(in: whole),
+            s = try mlkit.results(in: VisionImage(image: try crop(pose, x: 250, y: 0, width: 500, height: 667)))
         XCTAssertEqual(r.count, s.count)
         for (a, b) in zip(r.flatMap(\.landmarks), s.flatMap(\.landmarks)) {
             XCTAssertEqual(a.position.x, b.position.x + 250)
@@ -107,7 +111,8 @@ final class RegionAndPalmTests: XCTestCase {
         // Displayed turned right, hands_two_1 is 408 x 612; its top half is the stored left half.
         let image = try TestImages.load(Paths.images + "/hands_two_1.png", orientation: .right)
         let landmarker = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task"))
-        let a = try landmarker.detect(image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0, y: 0, width: 1, height: 0.5)))
+        let a = try landmarker.detect(
+            image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: 0, y: 0, width: 1, height: 0.5)))
         let b = try landmarker.detect(image: try crop(image, x: 0, y: 0, width: 306, height: 408))
         XCTAssertEqual(a.landmarks.count, b.landmarks.count)
         XCTAssertFalse(a.landmarks.isEmpty)
@@ -115,7 +120,8 @@ final class RegionAndPalmTests: XCTestCase {
             XCTAssertEqual(p.x, map(q.x, offset: 0, size: 408, full: 408))
             XCTAssertEqual(p.y, map(q.y, offset: 0, size: 306, full: 612))
         }
-        XCTAssertThrowsError(try landmarker.detect(image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: -0.1, y: 0, width: 1, height: 1))))
+        XCTAssertThrowsError(try landmarker.detect(
+            image: image, imageProcessingOptions: .init(regionOfInterest: CGRect(x: -0.1, y: 0, width: 1, height: 1))))
     }
 
     func testHandDetectorGivesTheLandmarkersPalms() throws {
@@ -136,7 +142,9 @@ final class RegionAndPalmTests: XCTestCase {
                 let result = try detector.detect(image: image)
                 XCTAssertEqual(result.detections.count, inside.count)
                 XCTAssertEqual(result.handRectangles.count, inside.count)
-                XCTAssertTrue(result.detections.allSatisfy { $0.keypoints?.count == 7 && $0.categories[0].score >= 0.5 })
+                XCTAssertTrue(result.detections.allSatisfy {
+                    $0.keypoints?.count == 7 && $0.categories[0].score >= 0.5
+                })
                 XCTAssertEqual(try fromTflite.detect(image: image).detections.first, result.detections.first)
                 if o == .up { XCTAssertEqual(result.handRectangles, inside) }
                 palms += inside.count
@@ -145,7 +153,8 @@ final class RegionAndPalmTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(palms, 6)
         // A turned image's rectangle is the upright one's, turned: same size in pixels.
         let up = try detector.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png"))
-        let turned = try detector.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png", orientation: .right))
+        let turned = try detector.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png",
+                                                                    orientation: .right))
         if let a = up.handRectangles.first, let b = turned.handRectangles.first {
             XCTAssertEqual(a.width * 928, b.width * 960, accuracy: 0.02 * a.width * 928)
             XCTAssertEqual(b.xCenter, 1 - a.yCenter, accuracy: 0.02)

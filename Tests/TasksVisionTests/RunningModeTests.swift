@@ -149,7 +149,8 @@ final class RunningModeTests: XCTestCase {
         XCTAssertEqual(b.midX, 820 - a.midX, accuracy: 0.05 * a.width)
         XCTAssertEqual(b.minY, a.minY, accuracy: 0.05 * a.height)
         // In the mirrored view the model's right eye (keypoint 0) is the person's left eye, mirrored.
-        XCTAssertEqual(mirrored.detections[0].keypoints?[0].location.x ?? 0, 1 - (up.detections[0].keypoints?[1].location.x ?? 0),
+        XCTAssertEqual(mirrored.detections[0].keypoints?[0].location.x ?? 0,
+                       1 - (up.detections[0].keypoints?[1].location.x ?? 0),
                        accuracy: 0.02)
     }
 }

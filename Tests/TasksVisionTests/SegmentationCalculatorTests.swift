@@ -54,7 +54,8 @@ final class SegmentationCalculatorTests: XCTestCase {
         XCTAssertEqual(SegmentationSmoothing.blend(previous: 1, new: 0.5, ratio: 0), 0.5)
         // Without a previous mask, or with one of another size, the current mask passes through.
         for previous in [nil, [1] as [Float]] {
-            let passed = SegmentationSmoothing.smooth(current: [0.5, 0.2], previous: previous, combineWithPreviousRatio: r)
+            let passed = SegmentationSmoothing.smooth(current: [0.5, 0.2], previous: previous,
+                                                     combineWithPreviousRatio: r)
             XCTAssertEqual(passed, [0.5, 0.2])
         }
         let both = SegmentationSmoothing.smooth(current: [0.5, 0.9], previous: [1, 0.1], combineWithPreviousRatio: r)

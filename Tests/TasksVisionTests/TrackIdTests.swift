@@ -56,12 +56,15 @@ final class TrackIdTests: XCTestCase {
         options.runningMode = .video
         let landmarker = try PoseLandmarker(options: options)
         let mlkit = PoseDetector.poseDetector(options: {
-            let o = PoseDetectorOptions(); o.modelAssetPath = (try? Paths.model("pose_landmarker_lite.task")) ?? ""; return o
+            let o = PoseDetectorOptions()
+            o.modelAssetPath = (try? Paths.model("pose_landmarker_lite.task")) ?? ""
+            return o
         }())
         var ids: [[Int]] = [], mlkitIds: [Int?] = []
         for (i, frame) in try leaveAndReturn("pose_dance_1").enumerated() {
             ids.append(try landmarker.detect(videoFrame: frame, timestampInMilliseconds: i * 33).trackingIds ?? [])
-            mlkitIds.append(try mlkit.results(in: VisionImage(image: frame), timestampInMilliseconds: i * 33).first?.trackingID)
+            mlkitIds.append(try mlkit.results(in: VisionImage(image: frame), timestampInMilliseconds: i * 33)
+                .first?.trackingID)
         }
         XCTAssertEqual(Set(ids[0..<20].joined()), [1], "\(ids)")
         XCTAssertEqual(ids[20..<23].map(\.count), [0, 0, 0])
@@ -71,7 +74,8 @@ final class TrackIdTests: XCTestCase {
         let single = AccuratePoseDetectorOptions()
         single.detectorMode = .singleImage
         single.modelAssetPath = try Paths.model("pose_landmarker_full.task")
-        XCTAssertNil(try PoseDetector.poseDetector(options: single).results(in: VisionImage(image: try frames("pose_dance_1", 0..<1)[0]))
+        XCTAssertNil(try PoseDetector.poseDetector(options: single)
+            .results(in: VisionImage(image: try frames("pose_dance_1", 0..<1)[0]))
             .first?.trackingID)
     }
 }

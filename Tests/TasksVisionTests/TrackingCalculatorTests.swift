@@ -15,14 +15,16 @@ final class TrackingCalculatorTests: XCTestCase {
         XCTAssertEqual(out.map(\.id), [7, nil])
         XCTAssertEqual(out.map(\.rect), [rect(0.3, 0.3), rect(0.7, 0.7)])
         // The rects are exactly MediaPipe's association.
-        XCTAssertEqual(out.map(\.rect), HandAssociation.associate(tracked: [rect(0.3, 0.3)], detected: detected, minSimilarity: 0.5))
+        XCTAssertEqual(out.map(\.rect),
+                       HandAssociation.associate(tracked: [rect(0.3, 0.3)], detected: detected, minSimilarity: 0.5))
     }
 
     func testPoseAssociationHandsTheTrackToTheDetectionReplacingIt() {
         let tracked = [TrackedRect(rect: rect(0.3, 0.3), id: 3), TrackedRect(rect: rect(0.8, 0.8), id: 4)]
         let detected = [TrackedRect(rect: rect(0.32, 0.3)), TrackedRect(rect: rect(0.5, 0.1, 0.1))]
         let out = TrackIdAssociation.poses([tracked, detected], minSimilarity: 0.5)
-        XCTAssertEqual(out.map(\.rect), AssociationNormRect.associate([tracked.map(\.rect), detected.map(\.rect)], minSimilarity: 0.5))
+        XCTAssertEqual(out.map(\.rect),
+                       AssociationNormRect.associate([tracked.map(\.rect), detected.map(\.rect)], minSimilarity: 0.5))
         XCTAssertEqual(out.map(\.id), [4, 3, nil])
     }
 
@@ -37,8 +39,10 @@ final class TrackingCalculatorTests: XCTestCase {
     func testSmoothingIsPerTrackAndRestartsForANewTrack() {
         var smoothing = HandLandmarkSmoothing()
         func hand(_ id: Int, _ x: Float) -> HandLandmarkSmoothing.Hand {
-            HandLandmarkSmoothing.Hand(id: id, landmarks: Array(repeating: NormalizedLandmark(x: x, y: 0.5, z: 0), count: 21),
-                                       world: Array(repeating: Landmark(x: x, y: 0, z: 0), count: 21), rect: rect(x, 0.5))
+            HandLandmarkSmoothing.Hand(id: id,
+                                       landmarks: Array(repeating: NormalizedLandmark(x: x, y: 0.5, z: 0), count: 21),
+                                       world: Array(repeating: Landmark(x: x, y: 0, z: 0), count: 21),
+                                       rect: rect(x, 0.5))
         }
         // The first frame of a track passes through; a jump of a still hand is pulled back.
         let first = smoothing.smooth([hand(1, 0.5)], imageWidth: 100, imageHeight: 100, timestampMilliseconds: 0)
@@ -53,7 +57,8 @@ final class TrackingCalculatorTests: XCTestCase {
     }
 
     func testRegionRoundsToWholePixelsAndMapsBack() throws {
-        let image = try MPImage(pixels: [UInt8](repeating: 0, count: 200 * 100 * 3), width: 200, height: 100, pixelFormat: .rgb8)
+        let image = try MPImage(pixels: [UInt8](repeating: 0, count: 200 * 100 * 3), width: 200, height: 100,
+                                pixelFormat: .rgb8)
         let r = try ImageRegion(CGRect(x: 0.25, y: 0.1, width: 0.5, height: 0.5), in: image)
         XCTAssertEqual([r.x, r.y, r.width, r.height], [50, 10, 100, 50])
         XCTAssertEqual(r.x(0), 0.25); XCTAssertEqual(r.x(1), 0.75); XCTAssertEqual(r.y(1), 0.6)

@@ -23,7 +23,8 @@ final class UserErrorMessageTests: XCTestCase {
 
     /// Every task throws one type: model-file errors of the format reader arrive as `VisionTaskError`.
     func testOneErrorType() throws {
-        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(UUID().uuidString).tflite")
+        let garbage = FileManager.default.temporaryDirectory
+            .appendingPathComponent("garbage-\(UUID().uuidString).tflite")
         try Data("not a model".utf8).write(to: garbage)
         defer { try? FileManager.default.removeItem(at: garbage) }
         let attempts: [() throws -> Void] = [
@@ -31,7 +32,8 @@ final class UserErrorMessageTests: XCTestCase {
             { _ = try HandLandmarker(modelPath: "/no/such/hand_landmarker.task") },
             { _ = try GestureRecognizer(modelPath: garbage.path) },
             { _ = try PoseLandmarker(modelPath: garbage.path) },
-            { _ = try PoseDetector.poseDetector(options: { let o = PoseDetectorOptions(); o.modelAssetPath = garbage.path; return o }())
+            { _ = try PoseDetector.poseDetector(
+                options: { let o = PoseDetectorOptions(); o.modelAssetPath = garbage.path; return o }())
                 .results(in: VisionImage(image: try self.blankImage())) },
         ]
         for attempt in attempts {
@@ -76,7 +78,8 @@ final class UserErrorMessageTests: XCTestCase {
         }
         expect(["mutually exclusive"]) {
             let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
-            o.cannedGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["Victory"], categoryDenylist: ["None"])
+            o.cannedGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["Victory"],
+                                                                  categoryDenylist: ["None"])
             _ = try GestureRecognizer(options: o)
         }
         expect(["maxResults", "-3"]) {

@@ -68,7 +68,8 @@ final class ReadmeTests: XCTestCase {
                     let fragment = part.trimmingCharacters(in: CharacterSet(charactersIn: " ,\n"))
                     guard !fragment.isEmpty else { continue }
                     guard let range = rest.range(of: fragment) else {
-                        XCTFail("vision \(e.command.joined(separator: " ")) does not print '\(fragment)' where the README shows it:\n\(actual)")
+                        XCTFail("vision \(e.command.joined(separator: " ")) does not print '\(fragment)' "
+                                + "where the README shows it:\n\(actual)")
                         break
                     }
                     rest = rest[range.upperBound...]
@@ -90,7 +91,8 @@ final class ReadmeTests: XCTestCase {
                 if help[words[1]] == nil { help[words[1]] = try CLI.run([words[1], "--help"]).stdout }
                 for option in words.dropFirst(2) where option.hasPrefix("--") {
                     let name = String(option.prefix { $0 != "=" })
-                    XCTAssertTrue(help[words[1]]?.contains(name + " ") == true || help[words[1]]?.contains(name + "\n") == true,
+                    XCTAssertTrue(help[words[1]]?.contains(name + " ") == true
+                                  || help[words[1]]?.contains(name + "\n") == true,
                                   "README line '\(line)': vision \(words[1]) has no option \(name)")
                     checked += 1
                 }

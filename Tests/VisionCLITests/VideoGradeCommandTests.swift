@@ -14,7 +14,8 @@ final class VideoGradeCommandTests: XCTestCase {
     }
 
     func testTrackingIdsInVideoJSONAndNotInImageJSON() throws {
-        let video = try CLI.run(["hands", "--json", "--smooth", "--max-frames", "4", "--video", CLI.sequences + "/hand_asl_1"])
+        let video = try CLI.run(["hands", "--json", "--smooth", "--max-frames", "4", "--video",
+                                 CLI.sequences + "/hand_asl_1"])
         XCTAssertEqual(video.status, 0, video.stderr)
         let ids = try objects(video.stdout).map { ($0["result"] as? [String: Any])?["trackingIds"] as? [Int] }
         XCTAssertEqual(ids, Array(repeating: [1], count: 4))
@@ -22,7 +23,9 @@ final class VideoGradeCommandTests: XCTestCase {
         XCTAssertEqual(image.status, 0, image.stderr)
         XCTAssertNil((try objects(image.stdout).first?["result"] as? [String: Any])?["trackingIds"])
         let pose = try CLI.run(["pose", "--json", "--max-frames", "2", "--video", CLI.sequences + "/pose_dance_1"])
-        let poses = try objects(pose.stdout).map { (($0["result"] as? [String: Any])?["poses"] as? [[String: Any]])?.first?["trackingID"] as? Int }
+        let poses = try objects(pose.stdout).map {
+            (($0["result"] as? [String: Any])?["poses"] as? [[String: Any]])?.first?["trackingID"] as? Int
+        }
         XCTAssertEqual(poses, [1, 1])
     }
 
@@ -45,17 +48,21 @@ final class VideoGradeCommandTests: XCTestCase {
         let result = try objects(r.stdout).first?["result"] as? [String: Any]
         XCTAssertEqual((result?["detections"] as? [Any])?.count, 2)
         XCTAssertEqual((result?["handRectangles"] as? [Any])?.count, 2)
-        let wrong = try CLI.run(["palms", "--model", CLI.models + "/pose_landmarker_lite.task", CLI.images + "/hands_two_1.png"])
+        let wrong = try CLI.run(["palms", "--model", CLI.models + "/pose_landmarker_lite.task",
+                                 CLI.images + "/hands_two_1.png"])
         XCTAssertEqual(wrong.status, 1)
-        XCTAssertTrue(wrong.stderr.contains("palms needs a palm detection .tflite or a hand landmarker bundle"), wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("palms needs a palm detection .tflite or a hand landmarker bundle"),
+                      wrong.stderr)
     }
 
     func testPoseMasksArePNGsOfTheImage() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("masks-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let r = try CLI.run(["pose", "--masks", dir, CLI.images + "/pose_yoga_2.png", CLI.images + "/negative_coffee_1.png"])
+        let r = try CLI.run(["pose", "--masks", dir, CLI.images + "/pose_yoga_2.png",
+                             CLI.images + "/negative_coffee_1.png"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        let person = try ImageFile.read(dir + "/pose_yoga_2.png"), empty = try ImageFile.read(dir + "/negative_coffee_1.png")
+        let person = try ImageFile.read(dir + "/pose_yoga_2.png"),
+            empty = try ImageFile.read(dir + "/negative_coffee_1.png")
         XCTAssertEqual([person.width, person.height, person.channels], [400, 300, 1])
         let lit = person.pixels.filter { $0 > 127 }.count
         XCTAssertTrue(lit > 1000 && lit < 400 * 300 / 2, "\(lit)")

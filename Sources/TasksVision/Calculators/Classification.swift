@@ -21,7 +21,8 @@ public final class ClassifierOptions: @unchecked Sendable {
     }
 
     func copy() -> ClassifierOptions {
-        ClassifierOptions(displayNamesLocale: displayNamesLocale, maxResults: maxResults, scoreThreshold: scoreThreshold,
+        ClassifierOptions(displayNamesLocale: displayNamesLocale, maxResults: maxResults,
+                          scoreThreshold: scoreThreshold,
                           categoryAllowlist: categoryAllowlist, categoryDenylist: categoryDenylist)
     }
 

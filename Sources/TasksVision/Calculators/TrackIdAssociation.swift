@@ -13,7 +13,8 @@ public struct TrackedRect: Sendable, Equatable {
 ///   overlaps most, so a person re-detected where a track was keeps its ID.
 /// Rects without an ID get fresh ones, in order, from `TrackIdCounter`; IDs are never reused.
 public enum TrackIdAssociation {
-    public static func hands(tracked: [TrackedRect], detected: [NormalizedRect], minSimilarity: Float) -> [TrackedRect] {
+    public static func hands(tracked: [TrackedRect], detected: [NormalizedRect],
+                             minSimilarity: Float) -> [TrackedRect] {
         var result = tracked
         for r in detected where !result.contains(where: { HandAssociation.iou($0.rect, r) > minSimilarity }) {
             result.append(TrackedRect(rect: r))

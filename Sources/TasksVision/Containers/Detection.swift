@@ -26,7 +26,8 @@ public struct NormalizedKeypoint: Sendable, Equatable, Codable {
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        location = CGPoint(x: CGFloat(try c.decode(Float.self, forKey: .x)), y: CGFloat(try c.decode(Float.self, forKey: .y)))
+        location = CGPoint(x: CGFloat(try c.decode(Float.self, forKey: .x)),
+                           y: CGFloat(try c.decode(Float.self, forKey: .y)))
         label = try c.decodeIfPresent(String.self, forKey: .label)
         score = try c.decode(Float.self, forKey: .score)
     }
@@ -61,7 +62,8 @@ public struct Detection: Sendable, Equatable, Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let b = try c.decode(Box.self, forKey: .boundingBox)
-        boundingBox = CGRect(x: CGFloat(b.originX), y: CGFloat(b.originY), width: CGFloat(b.width), height: CGFloat(b.height))
+        boundingBox = CGRect(x: CGFloat(b.originX), y: CGFloat(b.originY),
+                             width: CGFloat(b.width), height: CGFloat(b.height))
         categories = try c.decode([ResultCategory].self, forKey: .categories)
         keypoints = try c.decodeIfPresent([NormalizedKeypoint].self, forKey: .keypoints)
     }

@@ -40,7 +40,8 @@ public struct Mask: Sendable, Equatable {
             for dx in 0..<dw {
                 // The displayed pixel's centre, in stored pixels.
                 let p = o.storedPoint(fromDisplay: (x: (Float(dx) + 0.5) / Float(dw), y: (Float(dy) + 0.5) / Float(dh)))
-                let sx = min(max(Int(p.x * Float(width)), 0), width - 1), sy = min(max(Int(p.y * Float(height)), 0), height - 1)
+                let sx = min(max(Int(p.x * Float(width)), 0), width - 1),
+                    sy = min(max(Int(p.y * Float(height)), 0), height - 1)
                 out[dy * dw + dx] = float32Data[sy * width + sx]
             }
         }

@@ -27,7 +27,8 @@ struct ImageRegion: Equatable {
         let r = roi.standardized
         guard r.minX >= 0, r.minY >= 0, r.maxX <= 1, r.maxY <= 1, r.width > 0, r.height > 0,
               r.minX.isFinite, r.minY.isFinite, r.maxX.isFinite, r.maxY.isFinite else {
-            throw VisionTaskError.invalidOption("regionOfInterest \(roi) must lie inside [0, 1] x [0, 1] with a positive size")
+            throw VisionTaskError.invalidOption(
+                "regionOfInterest \(roi) must lie inside [0, 1] x [0, 1] with a positive size")
         }
         let o = image.orientation
         let a = o.storedPoint(fromDisplay: (x: Float(r.minX), y: Float(r.minY)))
@@ -36,7 +37,8 @@ struct ImageRegion: Equatable {
         let x0 = Int((min(a.x, b.x) * Float(sw)).rounded()), x1 = Int((max(a.x, b.x) * Float(sw)).rounded())
         let y0 = Int((min(a.y, b.y) * Float(sh)).rounded()), y1 = Int((max(a.y, b.y) * Float(sh)).rounded())
         guard x1 > x0, y1 > y0 else {
-            throw VisionTaskError.invalidOption("regionOfInterest \(roi) covers no whole pixel of the \(image.width)x\(image.height) image")
+            throw VisionTaskError.invalidOption(
+                "regionOfInterest \(roi) covers no whole pixel of the \(image.width)x\(image.height) image")
         }
         (x, y, width, height) = (x0, y0, x1 - x0, y1 - y0)
         // The crop's corners in the displayed image (exact: whole pixels map to whole pixels).
@@ -107,7 +109,8 @@ struct ImageRegion: Equatable {
     }
 
     func rect(_ r: NormalizedRect) -> NormalizedRect {
-        NormalizedRect(xCenter: x(r.xCenter), yCenter: y(r.yCenter), width: r.width * Float(displayWidth) / Float(fullWidth),
+        NormalizedRect(xCenter: x(r.xCenter), yCenter: y(r.yCenter),
+                       width: r.width * Float(displayWidth) / Float(fullWidth),
                        height: r.height * Float(displayHeight) / Float(fullHeight), rotation: r.rotation)
     }
 

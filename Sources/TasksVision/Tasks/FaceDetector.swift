@@ -76,7 +76,8 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         try OptionValidation.unitInterval([("minDetectionConfidence", options.minDetectionConfidence),
                                            ("minSuppressionThreshold", options.minSuppressionThreshold)])
         let runner = try TaskRunner<FaceDetectorResult>(mode: options.runningMode, label: "FaceDetector",
-                                hasReceiver: options.faceDetectorLiveStreamDelegate != nil || options.resultCallback != nil,
+                                hasReceiver: options.faceDetectorLiveStreamDelegate != nil
+                                    || options.resultCallback != nil,
                                 delegate: "faceDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
@@ -86,7 +87,8 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.faceDetectorLiveStreamDelegate?.faceDetector(self, didFinishDetection: try? result.get(),
-                                                                       timestampInMilliseconds: timestamp, error: result.error)
+                                                                       timestampInMilliseconds: timestamp,
+                                                                       error: result.error)
         }
     }
 
@@ -123,7 +125,8 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
 
     /// The pipeline: letterboxed crop, inference, decoding, weighted NMS, projection;
     /// then the conversion to the displayed image's pixels.
-    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> FaceDetectorResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws
+        -> FaceDetectorResult {
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
         var detections = detectNormalized(input).map { Self.displayDetection($0, image: input) }
@@ -150,7 +153,8 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
             return NormalizedKeypoint(x: p.x, y: p.y)
         }
         return Detection(categories: [ResultCategory(index: d.classId, score: d.score)],
-                         boundingBox: DetectionTransformation.pixelBox(displayBox, width: image.width, height: image.height),
+                         boundingBox: DetectionTransformation.pixelBox(displayBox, width: image.width,
+                                                                       height: image.height),
                          keypoints: keypoints)
     }
 }

@@ -51,7 +51,8 @@ public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
 public protocol GestureRecognizerLiveStreamDelegate: AnyObject {
     func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishGestureRecognition result: GestureRecognizerResult?,
                            timestampInMilliseconds: Int, error: Error?)
-    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
+    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
+                           didFinishRecognition result: GestureRecognizerResult?,
                            timestampInMilliseconds: Int, error: Error?)
 }
 
@@ -59,7 +60,8 @@ extension GestureRecognizerLiveStreamDelegate {
     public func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
                                   didFinishGestureRecognition result: GestureRecognizerResult?,
                                   timestampInMilliseconds: Int, error: Error?) {}
-    public func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishRecognition result: GestureRecognizerResult?,
+    public func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
+                                  didFinishRecognition result: GestureRecognizerResult?,
                                   timestampInMilliseconds: Int, error: Error?) {}
 }
 
@@ -123,7 +125,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         try cannedOptions.validate("cannedGesturesClassifierOptions")
         try customOptions.validate("customGesturesClassifierOptions")
         let runner = try TaskRunner<GestureRecognizerResult>(mode: options.runningMode, label: "GestureRecognizer",
-                                hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil
+                                    || options.resultCallback != nil,
                                 delegate: "gestureRecognizerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
@@ -136,7 +139,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
             let delegate = self.options.gestureRecognizerLiveStreamDelegate, r = try? result.get()
             delegate?.gestureRecognizer(self, didFinishGestureRecognition: r, timestampInMilliseconds: timestamp,
                                         error: result.error)
-            delegate?.gestureRecognizer(self, didFinishRecognition: r, timestampInMilliseconds: timestamp, error: result.error)
+            delegate?.gestureRecognizer(self, didFinishRecognition: r, timestampInMilliseconds: timestamp,
+                                        error: result.error)
         }
     }
 
@@ -146,7 +150,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     static func load(path: String, options: GestureRecognizerOptions) throws
         -> (HandPipeline, Interpreter, Classifier, Classifier?) {
         let source = try ModelSource(path: path)
-        let pipeline = try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
+        let pipeline = try HandPipeline(source: source.contains("hand_landmarker.task")
+                                            ? try source.nested("hand_landmarker.task") : source,
                                         threads: options.baseOptions.threads, settings: options.handSettings)
         let gestures = source.contains("hand_gesture_recognizer.task") ? try source.nested("hand_gesture_recognizer.task") : source
         for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
@@ -173,7 +178,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
             } ?? []
             return (interpreter, labels)
         }
-        let custom = gestures.contains("custom_gesture_classifier.tflite") ? try classifier("custom_gesture_classifier.tflite") : nil
+        let custom = gestures.contains("custom_gesture_classifier.tflite")
+            ? try classifier("custom_gesture_classifier.tflite") : nil
         return (pipeline, embedder, try classifier("canned_gesture_classifier.tflite"), custom)
     }
 
@@ -186,14 +192,16 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     /// Recognizes gestures in a video frame (`.video` mode); timestamps must increase.
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
                           imageProcessingOptions: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
-        try video("recognize(videoFrame:timestampInMilliseconds:)", image, timestampInMilliseconds, imageProcessingOptions)
+        try video("recognize(videoFrame:timestampInMilliseconds:)", image, timestampInMilliseconds,
+                  imageProcessingOptions)
     }
 
     /// Sends a live-stream frame (`.liveStream` mode) and returns at once; false when it was dropped.
     @discardableResult
     public func recognizeAsync(image: MPImage, timestampInMilliseconds: Int,
                                imageProcessingOptions: ImageProcessingOptions? = nil) throws -> Bool {
-        try live("recognizeAsync(image:timestampInMilliseconds:)", image, timestampInMilliseconds, imageProcessingOptions)
+        try live("recognizeAsync(image:timestampInMilliseconds:)", image, timestampInMilliseconds,
+                 imageProcessingOptions)
     }
 
     /// A single image without blocking the caller (`.image` mode).
@@ -204,7 +212,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
 
     /// A video frame without blocking the caller (`.video` mode).
     public func recognize(videoFrame image: MPImage, timestampInMilliseconds: Int,
-                          imageProcessingOptions: ImageProcessingOptions? = nil) async throws -> GestureRecognizerResult {
+                          imageProcessingOptions: ImageProcessingOptions? = nil) async throws
+        -> GestureRecognizerResult {
         try await videoAsync("recognize(videoFrame:timestampInMilliseconds:)", image, timestampInMilliseconds,
                              imageProcessingOptions)
     }
@@ -212,12 +221,14 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     public var palmDetectionCount: Int { lock.lock(); defer { lock.unlock() }; return pipeline.palmDetectionRuns }
 
     /// Hands (stored-pixel coordinates) with their gestures.
-    func handsAndGestures(_ image: MPImage, timestamp: Int = 0) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
+    func handsAndGestures(_ image: MPImage, timestamp: Int = 0)
+        -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
         lock.lock(); defer { lock.unlock() }
         return handsAndGesturesLocked(image, timestamp: timestamp)
     }
 
-    private func handsAndGesturesLocked(_ image: MPImage, timestamp: Int) -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
+    private func handsAndGesturesLocked(_ image: MPImage, timestamp: Int)
+        -> [(hand: HandPipeline.Hand, gestures: [ResultCategory])] {
         let hands = pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
         return hands.map { ($0, gestures(for: $0, image: image)) }
     }
@@ -256,7 +267,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
                 try? custom.interpreter.setInput(0, e)
                 custom.interpreter.invoke()
                 let scores = (try? custom.interpreter.output(0)) ?? []
-                lists.append(ClassificationPostprocessing.categories(scores, labels: custom.labels, options: customOptions))
+                lists.append(ClassificationPostprocessing.categories(scores, labels: custom.labels,
+                                                                     options: customOptions))
             }
             try? canned.interpreter.setInput(0, e)
             canned.interpreter.invoke()
@@ -266,7 +278,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         return CombinedPrediction.combine(lists).map { [$0] } ?? []
     }
 
-    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> GestureRecognizerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws
+        -> GestureRecognizerResult {
         lock.lock(); defer { lock.unlock() }
         return try regions.run(image, roi, pipeline: pipeline, { input in
             result(handsAndGesturesLocked(input, timestamp: timestamp), image: input, timestamp: timestamp)

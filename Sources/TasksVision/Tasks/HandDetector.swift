@@ -82,7 +82,8 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
         try OptionValidation.atLeastOne("numHands", options.numHands)
         try OptionValidation.unitInterval([("minHandDetectionConfidence", options.minHandDetectionConfidence)])
         let runner = try TaskRunner<HandDetectorResult>(mode: options.runningMode, label: "HandDetector",
-                                hasReceiver: options.handDetectorLiveStreamDelegate != nil || options.resultCallback != nil,
+                                hasReceiver: options.handDetectorLiveStreamDelegate != nil
+                                    || options.resultCallback != nil,
                                 delegate: "handDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
@@ -98,7 +99,8 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
                 throw VisionTaskError.invalidModel("\(source.name) has no hand_detector.tflite (give a hand landmarker "
                                                    + "or gesture recognizer bundle, or a palm detection .tflite)")
             }
-            return try HandPipeline.palmStage(ModelResources(model: try source.model("hand_detector.tflite"), threads: threads),
+            return try HandPipeline.palmStage(ModelResources(model: try source.model("hand_detector.tflite"),
+                                                             threads: threads),
                                               minScore: minScore)
         }
         super.init(runner: runner)
@@ -106,7 +108,8 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.handDetectorLiveStreamDelegate?.handDetector(self, didFinishDetection: try? result.get(),
-                                                                       timestampInMilliseconds: timestamp, error: result.error)
+                                                                       timestampInMilliseconds: timestamp,
+                                                                       error: result.error)
         }
     }
 
@@ -117,7 +120,8 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
         return found.prefix(numHands).map { ($0, HandPipeline.handRect(palm: $0, image: image)) }
     }
 
-    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandDetectorResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws
+        -> HandDetectorResult {
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
         let found = palms(input)

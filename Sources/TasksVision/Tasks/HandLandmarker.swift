@@ -108,13 +108,15 @@ public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @uncheck
         let settings = options.handSettings
         try settings.validate()
         let runner = try TaskRunner<HandLandmarkerResult>(mode: options.runningMode, label: "HandLandmarker",
-                                hasReceiver: options.handLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                hasReceiver: options.handLandmarkerLiveStreamDelegate != nil
+                                    || options.resultCallback != nil,
                                 delegate: "handLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         pipeline = try VisionTaskError.wrappingModelErrors {
             let source = try ModelSource(path: path)
-            return try HandPipeline(source: source.contains("hand_landmarker.task") ? try source.nested("hand_landmarker.task") : source,
+            return try HandPipeline(source: source.contains("hand_landmarker.task")
+                                        ? try source.nested("hand_landmarker.task") : source,
                                     threads: options.baseOptions.threads, settings: settings)
         }
         super.init(runner: runner)
@@ -134,11 +136,13 @@ public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @uncheck
         return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> HandLandmarkerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws
+        -> HandLandmarkerResult {
         lock.lock(); defer { lock.unlock() }
         let stream = options.runningMode != .image
         return try regions.run(image, roi, pipeline: pipeline, { input in
-            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input, timestamp: timestamp)
+            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input,
+                   timestamp: timestamp)
         }, map: { r, region in
             var r = r
             r.landmarks = region.landmarks(r.landmarks)

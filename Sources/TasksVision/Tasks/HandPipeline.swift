@@ -81,7 +81,8 @@ final class HandPipeline: RegionFramedPipeline {
     }
 
     /// The hand rect of a palm (normalized, stored pixels): the palm-to-hand rect of hand_detector_graph.cc.
-    static func handRect(palm d: RawDetection, image: MPImage, targetAngle: Float = palmRotationTargetAngle) -> NormalizedRect {
+    static func handRect(palm d: RawDetection, image: MPImage,
+                         targetAngle: Float = palmRotationTargetAngle) -> NormalizedRect {
         let r = DetectionsToRects.rect(d, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
                                        startKeypoint: 0, endKeypoint: 2, targetAngle: targetAngle)
         return RectTransformation.palmToHand.apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
@@ -91,7 +92,9 @@ final class HandPipeline: RegionFramedPipeline {
     func detectHandRects(_ image: MPImage) -> [NormalizedRect] {
         palmDetectionRuns += 1
         let palms = palm.run(image).projected()
-        return palms.prefix(settings.numHands).map { Self.handRect(palm: $0, image: image, targetAngle: palmTargetAngle) }
+        return palms.prefix(settings.numHands).map {
+            Self.handRect(palm: $0, image: image, targetAngle: palmTargetAngle)
+        }
     }
 
     /// The landmark model on one hand rect; nil when the hand is not present.
@@ -130,8 +133,11 @@ final class HandPipeline: RegionFramedPipeline {
         } else {
             rects = detectHandRects(image).prefix(settings.numHands).map { TrackedRect(rect: $0) }
         }
-        let found = rects.compactMap { r in landmarks(image, rect: r.rect).map { h in var h = h; h.trackId = r.id; return h } }
-        var kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        let found = rects.compactMap { r in
+            landmarks(image, rect: r.rect).map { h in var h = h; h.trackId = r.id; return h }
+        }
+        var kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth,
+                                          imageHeight: image.pixelHeight)
             .map { found[$0] }
         guard stream else { return kept }
         tracked = kept.map { TrackedRect(rect: $0.nextFrameRect, id: $0.trackId) }
@@ -139,7 +145,8 @@ final class HandPipeline: RegionFramedPipeline {
             let smoothed = smoothing.smooth(kept.map {
                 HandLandmarkSmoothing.Hand(id: $0.trackId ?? 0, landmarks: $0.landmarks, world: $0.worldLandmarks,
                                            rect: $0.nextFrameRect)
-            }, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight, timestampMilliseconds: timestampMilliseconds)
+            }, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
+                                            timestampMilliseconds: timestampMilliseconds)
             for i in kept.indices { (kept[i].landmarks, kept[i].worldLandmarks) = smoothed[i] }
         }
         return kept

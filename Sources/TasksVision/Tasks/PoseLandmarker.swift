@@ -110,7 +110,8 @@ public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @uncheck
             ("minPosePresenceConfidence", options.minPosePresenceConfidence),
             ("minTrackingConfidence", options.minTrackingConfidence)])
         let runner = try TaskRunner<PoseLandmarkerResult>(mode: options.runningMode, label: "PoseLandmarker",
-                                hasReceiver: options.poseLandmarkerLiveStreamDelegate != nil || options.resultCallback != nil,
+                                hasReceiver: options.poseLandmarkerLiveStreamDelegate != nil
+                                    || options.resultCallback != nil,
                                 delegate: "poseLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
@@ -139,11 +140,13 @@ public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @uncheck
         return pipeline.process(image, stream: options.runningMode != .image, timestampMilliseconds: timestamp)
     }
 
-    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws -> PoseLandmarkerResult {
+    override func process(_ image: MPImage, timestamp: Int, roi: ImageProcessingOptions? = nil) throws
+        -> PoseLandmarkerResult {
         lock.lock(); defer { lock.unlock() }
         let stream = options.runningMode != .image
         return try regions.run(image, roi, pipeline: pipeline, { input in
-            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input, timestamp: timestamp)
+            result(pipeline.process(input, stream: stream, timestampMilliseconds: timestamp), image: input,
+                   timestamp: timestamp)
         }, map: { r, region in
             var r = r
             r.landmarks = region.landmarks(r.landmarks)

@@ -58,9 +58,11 @@ final class PosePipeline: RegionFramedPipeline {
         }
         let detectorModel = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
         landmarkModel = try ModelResources(model: try source.model("pose_landmarks_detector.tflite"), threads: threads)
-        guard detectorModel.inputWidth == 224, detectorModel.inputHeight == 224, detectorModel.interpreter.outputs.count == 2,
+        guard detectorModel.inputWidth == 224, detectorModel.inputHeight == 224,
+              detectorModel.interpreter.outputs.count == 2,
               detectorModel.interpreter.outputs[0].elementCount == 2254 * 12 else {
-            throw VisionTaskError.invalidModel("\(detectorModel.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
+            throw VisionTaskError.invalidModel(
+                "\(detectorModel.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
         }
         let outs = landmarkModel.interpreter.outputs
         guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4, outs[3].shape[3] == 39 else {
@@ -138,7 +140,9 @@ final class PosePipeline: RegionFramedPipeline {
         } else {
             rects = detectPoseRects(image).prefix(numPoses).map { TrackedRect(rect: $0) }
         }
-        var poses = rects.compactMap { r in landmarks(image, rect: r.rect).map { p in var p = p; p.trackId = r.id; return p } }
+        var poses = rects.compactMap { r in
+            landmarks(image, rect: r.rect).map { p in var p = p; p.trackId = r.id; return p }
+        }
         if stream {
             tracked = poses.map { TrackedRect(rect: $0.nextFrameRect, id: $0.trackId) }
             if wantsSegmentation && smoothsSegmentation { smoothSegmentation(&poses) }
