@@ -82,11 +82,12 @@ public struct ModelNotFoundError: Error, Equatable, CustomStringConvertible {
         self.searched = searched
     }
 
-    /// The model asked for, then every path looked at with its label, one a line.
+    /// The model asked for, then every path looked at with its label, on one line (a command line
+    /// prints errors as one line).
     public var description: String {
-        let places = searched.map { "  \($0.path) (\($0.label))" }.joined(separator: "\n")
-        return "model '\(model)' not found; looked at:\n\(places)\n"
-            + "(`vision models fetch` installs the known models in the user folder; or give the model's path)"
+        let places = searched.map { "\($0.path) (\($0.label))" }.joined(separator: ", ")
+        return "model '\(model)' not found; looked at: \(places); "
+            + "`vision models fetch` installs the known models in the user folder, or give the model's path"
     }
 }
 
