@@ -54,9 +54,13 @@ final class PoseSegmentationParityTests: XCTestCase {
     }
 
     /// Our masks against one result's fixture masks.
-    static func compare(_ poses: [PosePipeline.Pose], _ ref: Index.Entry, stats: inout Stats, _ what: String) throws {
+    static func compare(_ poses: [PosePipeline.Pose], _ ref: Index.Entry, stats: inout Stats, _ what: String,
+                        bound: Double = 0.005, countMustMatch: Bool = true) throws {
         stats.results += 1
-        if poses.count != ref.masks.count { stats.countMismatches += 1 }
+        if poses.count != ref.masks.count {
+            stats.countMismatches += 1
+            guard countMustMatch else { return }
+        }
         XCTAssertEqual(poses.count, ref.masks.count, "\(what): number of masks")
         for (pose, r) in zip(poses, ref.masks) {
             guard let mask = pose.segmentationMask else {
@@ -84,9 +88,9 @@ final class PoseSegmentationParityTests: XCTestCase {
             }
             let n = Double(mask.float32Data.count)
             let mad = absSum / n
-            XCTAssertLessThanOrEqual(mad, 0.005 + 0.5 / 255, "\(what): mean absolute difference")
+            XCTAssertLessThanOrEqual(mad, bound + 0.5 / 255, "\(what): mean absolute difference")
             let meanDifference = abs(sum / n - r.mean)
-            XCTAssertLessThanOrEqual(meanDifference, 0.005, "\(what): mean of the float mask")
+            XCTAssertLessThanOrEqual(meanDifference, bound, "\(what): mean of the float mask")
             stats.masks += 1
             stats.pixels += mask.float32Data.count
             stats.madSum += mad
@@ -124,8 +128,22 @@ final class PoseSegmentationParityTests: XCTestCase {
     func testLiteImageMode() throws { try imageMode("lite") }
     func testFullImageMode() throws { try imageMode("full") }
 
+    /// Mean absolute difference of two masks of one size (1 when the sizes differ).
+    static func mad(_ a: Mask?, _ b: Mask?) -> Double {
+        guard let a, let b, a.width == b.width, a.height == b.height, !a.float32Data.isEmpty else {
+            return a == b ? 0 : 1
+        }
+        var sum: Double = 0
+        for (x, y) in zip(a.float32Data, b.float32Data) { sum += abs(Double(x) - Double(y)) }
+        return sum / Double(a.float32Data.count)
+    }
+
     /// Video mode: every frame of a sequence runs (tracking carries the crop from frame to frame),
     /// the stored frames are compared. MediaPipe's Tasks graph does not smooth masks over time.
+    /// On a kernel set that does not sum as XNNPACK, a tracked sequence drifts from MediaPipe's as
+    /// it drifts from itself under an invisible change: the bound per frame is then the larger of
+    /// 0.005 and three times the difference between our run and our run on frames with 16 pixels a
+    /// level brighter (TestImages.loadNudged), as the pose video tests bound landmarks.
     func videoMode(_ key: String) throws {
         let index = try Self.index()
         let model = "pose_landmarker_\(key).task"
@@ -137,13 +155,32 @@ final class PoseSegmentationParityTests: XCTestCase {
             let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/" + sequence)
                 .filter { $0.hasSuffix(".png") }.sorted()
             let pipeline = try Self.pipeline(model)
+            let exact = EngineArithmetic.sumsAsXNNPACK
+            let nudgedPipeline = exact ? nil : try Self.pipeline(model)
             var stats = Stats()
+            var sensitiveCounts = 0
             for (i, frame) in frames.enumerated() {
-                let image = try TestImages.load(Paths.sequences + "/" + sequence + "/" + frame)
-                let poses = pipeline.process(image, stream: true, timestampMilliseconds: i * 33)
+                let path = Paths.sequences + "/" + sequence + "/" + frame
+                let poses = pipeline.process(try TestImages.load(path), stream: true, timestampMilliseconds: i * 33)
+                let nudged = try nudgedPipeline?.process(try TestImages.loadNudged(path), stream: true,
+                                                          timestampMilliseconds: i * 33)
+                if let nudged, nudged.count != poses.count { sensitiveCounts += 1 }
                 guard let e = stored[i] else { continue }
                 XCTAssertEqual(e.file, frame, "\(sequence): frame \(i)")
-                try Self.compare(poses, e, stats: &stats, "\(key) \(sequence) frame \(i)")
+                var bound = 0.005
+                if let nudged {
+                    let sensitivity = zip(poses, nudged)
+                        .map { Self.mad($0.segmentationMask, $1.segmentationMask) }.max() ?? 0
+                    bound = max(bound, 3 * sensitivity)
+                }
+                try Self.compare(poses, e, stats: &stats, "\(key) \(sequence) frame \(i)", bound: bound,
+                                 countMustMatch: exact)
+            }
+            if !exact {
+                // As the pose video tests: another number of poses on at most three times as many
+                // frames as the invisible change gives over the whole sequence.
+                XCTAssertLessThanOrEqual(stats.countMismatches, 3 * sensitiveCounts,
+                                         "\(key) \(sequence): stored frames with another number of masks")
             }
             XCTAssertEqual(stats.results, stored.count, "\(key) \(sequence): stored frames compared")
             print("Pose segmentation \(key) video \(sequence): \(stats)")
@@ -155,30 +192,27 @@ final class PoseSegmentationParityTests: XCTestCase {
     func testFullVideoMode() throws { try videoMode("full") }
 
     /// MediaPipe's Tasks graph has no SegmentationSmoothingCalculator: with the legacy solution's
-    /// smoothing the first frame passes through unchanged, but later frames no longer match.
+    /// smoothing the first frame passes through unchanged, but later frames differ from the
+    /// unsmoothed masks (which are MediaPipe's, above).
     func testLegacySmoothingIsNotWhatTasksComputes() throws {
-        let index = try Self.index()
         let model = "pose_landmarker_lite.task", sequence = "pose_dance_1"
-        let entries = index.video.filter { $0.model == model && $0.sequence == sequence }
-        let stored = Dictionary(uniqueKeysWithValues: entries.compactMap { e in e.frame.map { ($0, e) } })
-        let pipeline = try Self.pipeline(model)
-        pipeline.smoothsSegmentation = true
-        var first = Stats(), later = Stats()
+        let plain = try Self.pipeline(model), smoothed = try Self.pipeline(model)
+        smoothed.smoothsSegmentation = true
         let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/" + sequence)
             .filter { $0.hasSuffix(".png") }.sorted()
-        for (i, frame) in frames.enumerated() {
+        var differences: [Double] = []
+        for (i, frame) in frames.prefix(10).enumerated() {
             let image = try TestImages.load(Paths.sequences + "/" + sequence + "/" + frame)
-            let poses = pipeline.process(image, stream: true, timestampMilliseconds: i * 33)
-            guard let e = stored[i] else { continue }
-            if i == 0 {
-                try Self.compare(poses, e, stats: &first, "smoothed \(sequence) frame \(i)")
-            } else {
-                try Self.compare(poses, e, stats: &later, "smoothed \(sequence) frame \(i)")
-            }
+            let a = plain.process(image, stream: true, timestampMilliseconds: i * 33)
+            let b = smoothed.process(image, stream: true, timestampMilliseconds: i * 33)
+            XCTAssertEqual(a.count, 1); XCTAssertEqual(b.count, 1)
+            differences.append(Self.mad(a.first?.segmentationMask, b.first?.segmentationMask))
         }
-        print("Pose segmentation with legacy smoothing, lite \(sequence): first frame \(first); later \(later)")
-        XCTAssertEqual(first.quantizedDifferent, 0, "no previous mask: the first frame passes through")
-        XCTAssertGreaterThan(later.quantizedDifferent, 0, "smoothed frames differ from MediaPipe Tasks' masks")
+        print("Pose segmentation with legacy smoothing, lite \(sequence): MAD to the unsmoothed masks "
+              + "\(differences)")
+        XCTAssertEqual(differences.first, 0, "no previous mask: the first frame passes through")
+        XCTAssertGreaterThan(differences.dropFirst().max() ?? 0, 0,
+                             "smoothed frames differ from MediaPipe Tasks' masks")
     }
 
     /// Development only (TASKSVISION_MASK_DEV=dir of float .npy masks from
