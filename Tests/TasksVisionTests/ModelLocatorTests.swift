@@ -116,6 +116,10 @@ final class ModelLocatorTests: XCTestCase {
             ModelFolder(label: "executable", path: build + "/Models"),
             ModelFolder(label: "package", path: root + "/pkg/Models"),
         ])
+        // Another scratch path (swift test --scratch-path .build-asan, as tools/sanitize.sh builds).
+        let asan = root + "/pkg/.build-asan/x86_64-unknown-linux-gnu/release"
+        XCTAssertEqual(search(["HOME": home], executable: asan + "/vision").folders.last,
+                       ModelFolder(label: "package", path: root + "/pkg/Models"))
     }
 
     func testSameFolderIsListedOnce() {

@@ -15,7 +15,7 @@ import Foundation
 /// 4. `Models/` in the working directory;
 /// 5. `Models/` beside the executable (found through `/proc/self/exe`, `Bundle.main` or
 ///    `CommandLine.arguments[0]`, symlinks followed), and, for an executable built by SwiftPM
-///    (`<package>/.build/...`), the package's `Models/`.
+///    (`<package>/.build/...`, or `.build-*` for another scratch path), the package's `Models/`.
 ///
 /// An absolute path is only tried as given. A bare name, or a relative path that does not
 /// exist as given, is looked for in the folders of steps 2-5: first by the relative path
@@ -149,7 +149,8 @@ struct ModelSearch {
             let folder = (executable as NSString).deletingLastPathComponent
             list.append(ModelFolder(label: "executable", path: folder + "/Models"))
             let components = folder.split(separator: "/", omittingEmptySubsequences: false)
-            if let build = components.lastIndex(of: ".build") {
+            // SwiftPM's scratch folder: `.build`, or one named by --scratch-path such as `.build-asan`.
+            if let build = components.lastIndex(where: { $0 == ".build" || $0.hasPrefix(".build-") }) {
                 let package = components[..<build].joined(separator: "/")
                 list.append(ModelFolder(label: "package", path: package + "/Models"))
             }
