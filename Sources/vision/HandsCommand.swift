@@ -89,19 +89,7 @@ enum HandsCommand {
             options.smoothLandmarks = smooth
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let landmarker = try HandLandmarker(options: options)
-            switch input.runningMode {
-            case .image: calls = .image { report(try landmarker.detect(image: $0, imageProcessingOptions: roi)) }
-            case .video:
-                calls = .video {
-                    report(try landmarker.detect(videoFrame: $0, timestampInMilliseconds: $1,
-                                                 imageProcessingOptions: roi))
-                }
-            case .liveStream:
-                calls = .live(submit: {
-                    try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
-                },
-                              drain: landmarker.waitForPendingResults)
-            }
+            calls = TaskCalls.detection(landmarker, input.runningMode, roi: roi, report)
         }
         try TaskRun.run(input, calls, reporter)
     }

@@ -37,18 +37,7 @@ enum PalmsCommand {
         }
         let detector = try HandDetector(options: options)
         let roi = try TaskOptions.region(o)
-        let calls: TaskCalls
-        switch input.runningMode {
-        case .image: calls = .image { report(try detector.detect(image: $0, imageProcessingOptions: roi)) }
-        case .video:
-            calls = .video {
-                report(try detector.detect(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
-            }
-        case .liveStream:
-            calls = .live(submit: {
-                try detector.detectAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
-            }, drain: detector.waitForPendingResults)
-        }
+        let calls = TaskCalls.detection(detector, input.runningMode, roi: roi, report)
         try TaskRun.run(input, calls, reporter)
     }
 

@@ -13,6 +13,24 @@ enum TaskCalls {
     case live(submit: (MPImage, Int) throws -> Bool, drain: () -> Void)
 }
 
+extension TaskCalls {
+    /// The calls of a task named `detect` (faces, palms, hands) in `mode`, with the region of interest.
+    static func detection<R>(_ task: DetectionTask<R>, _ mode: RunningMode, roi: ImageProcessingOptions?,
+                             _ report: @escaping (R) -> FrameReport) -> TaskCalls {
+        switch mode {
+        case .image: return .image { report(try task.detect(image: $0, imageProcessingOptions: roi)) }
+        case .video:
+            return .video {
+                report(try task.detect(videoFrame: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi))
+            }
+        case .liveStream:
+            return .live(submit: {
+                try task.detectAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
+            }, drain: task.waitForPendingResults)
+        }
+    }
+}
+
 /// Runs a task command: every frame of the input through the task, results to the reporter.
 enum TaskRun {
     static func run(_ input: FrameInput, _ calls: TaskCalls, _ reporter: FrameReporter) throws {
