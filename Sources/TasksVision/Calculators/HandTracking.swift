@@ -8,10 +8,11 @@ public enum HandAssociation {
         return WeightedNonMaxSuppression.iou(r1, r2)
     }
 
-    public static func associate(tracked: [NormalizedRect], detected: [NormalizedRect], minSimilarity: Float) -> [NormalizedRect] {
-        var result = tracked
-        for r in detected where !result.contains(where: { iou($0, r) > minSimilarity }) { result.append(r) }
-        return result
+    /// The rects of `TrackIdAssociation.hands`, which carries the track IDs along.
+    public static func associate(tracked: [NormalizedRect], detected: [NormalizedRect],
+                                 minSimilarity: Float) -> [NormalizedRect] {
+        TrackIdAssociation.hands(tracked: tracked.map { TrackedRect(rect: $0) }, detected: detected,
+                                 minSimilarity: minSimilarity).map(\.rect)
     }
 }
 

@@ -55,18 +55,10 @@ public enum RefineLandmarksFromHeatmap {
 /// MediaPipe's `AssociationNormRectCalculator` (pose tracking): rects from later inputs
 /// replace earlier ones they overlap (axis-aligned IoU above the threshold).
 public enum AssociationNormRect {
+    /// The rects of `TrackIdAssociation.poses`, which carries the track IDs along.
     public static func associate(_ inputs: [[NormalizedRect]], minSimilarity: Float) -> [NormalizedRect] {
-        var result: [NormalizedRect] = []
-        var first = true
-        for list in inputs where !list.isEmpty {
-            for (k, r) in list.enumerated() {
-                if first && k == 0 { result.append(r); continue }
-                result.removeAll { HandAssociation.iou(r, $0) > minSimilarity }
-                result.append(r)
-            }
-            first = false
-        }
-        return result
+        TrackIdAssociation.poses(inputs.map { $0.map { TrackedRect(rect: $0) } }, minSimilarity: minSimilarity)
+            .map(\.rect)
     }
 }
 

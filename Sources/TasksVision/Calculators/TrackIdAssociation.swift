@@ -5,8 +5,9 @@ public struct TrackedRect: Sendable, Equatable {
     public init(rect: NormalizedRect, id: Int? = nil) { self.rect = rect; self.id = id }
 }
 
-/// Track IDs on top of MediaPipe's association calculators. The rects come out exactly as
-/// `HandAssociation` and `AssociationNormRect` give them; each also says which track it continues:
+/// MediaPipe's association calculators with track IDs carried along: the rects come out as
+/// `HandAssociationCalculator` and `AssociationNormRectCalculator` give them (`HandAssociation` and
+/// `AssociationNormRect` are these without the IDs); each also says which track it continues:
 /// - hands: tracked rects are kept with their IDs and a new palm that overlaps one (IoU above
 ///   the threshold) is dropped, so a palm never takes over a track; palms left over start tracks;
 /// - poses: a later rect replaces the earlier ones it overlaps and takes over the ID of the one it
