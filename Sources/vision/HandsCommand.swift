@@ -43,18 +43,14 @@ enum HandsCommand {
             : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
         let threads = try o.int("--threads")
         let live = input.runningMode == .liveStream
-        let roi = try TaskOptions.region(o), smooth = o.flag("--smooth")
+        let roi = try TaskOptions.region(o)
         let calls: TaskCalls
         if gestures {
             let options = GestureRecognizerOptions()
             options.baseOptions.modelAssetPath = model
             options.baseOptions.threads = threads
             options.runningMode = input.runningMode
-            options.numHands = try o.int("--num-hands")
-            options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
-            options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
-            options.minTrackingConfidence = try o.float("--min-tracking-confidence")
-            options.smoothLandmarks = smooth
+            try setHandOptions(options, o)
             let canned = ClassifierOptions(), custom = ClassifierOptions()
             canned.categoryAllowlist = o.list("--canned-allowlist")
             canned.categoryDenylist = o.list("--canned-denylist")
@@ -82,16 +78,21 @@ enum HandsCommand {
             options.baseOptions.modelAssetPath = model
             options.baseOptions.threads = threads
             options.runningMode = input.runningMode
-            options.numHands = try o.int("--num-hands")
-            options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
-            options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
-            options.minTrackingConfidence = try o.float("--min-tracking-confidence")
-            options.smoothLandmarks = smooth
+            try setHandOptions(options, o)
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let landmarker = try HandLandmarker(options: options)
             calls = TaskCalls.detection(landmarker, input.runningMode, roi: roi, report)
         }
         try TaskRun.run(input, calls, reporter)
+    }
+
+    /// The options both hand commands take.
+    static func setHandOptions(_ options: HandTrackingOptions, _ o: ParsedOptions) throws {
+        options.numHands = try o.int("--num-hands")
+        options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
+        options.minHandPresenceConfidence = try o.float("--min-hand-presence-confidence")
+        options.minTrackingConfidence = try o.float("--min-tracking-confidence")
+        options.smoothLandmarks = o.flag("--smooth")
     }
 
     static func report(_ r: HandLandmarkerResult) -> FrameReport {

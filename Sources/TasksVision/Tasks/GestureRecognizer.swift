@@ -3,7 +3,7 @@ import TasksVisionEngine
 import TasksVisionFormat
 
 /// Options of a `GestureRecognizer` (MediaPipe Tasks' `GestureRecognizerOptions`).
-public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
+public final class GestureRecognizerOptions: TaskOptions, HandTrackingOptions, @unchecked Sendable {
     /// Maximum number of hands to find.
     public var numHands = 1
     public var minHandDetectionConfidence: Float = 0.5
@@ -26,22 +26,12 @@ public final class GestureRecognizerOptions: TaskOptions, @unchecked Sendable {
 
     func copy() -> GestureRecognizerOptions {
         let c = copyBase(into: GestureRecognizerOptions())
-        c.numHands = numHands
-        c.minHandDetectionConfidence = minHandDetectionConfidence
-        c.minHandPresenceConfidence = minHandPresenceConfidence
-        c.minTrackingConfidence = minTrackingConfidence
-        c.smoothLandmarks = smoothLandmarks
+        c.copyHandFields(from: self)
         c.cannedGesturesClassifierOptions = cannedGesturesClassifierOptions?.copy()
         c.customGesturesClassifierOptions = customGesturesClassifierOptions?.copy()
         c.gestureRecognizerLiveStreamDelegate = gestureRecognizerLiveStreamDelegate
         c.resultCallback = resultCallback
         return c
-    }
-
-    var handSettings: HandPipeline.Settings {
-        HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
-                              minHandPresenceConfidence: minHandPresenceConfidence,
-                              minTrackingConfidence: minTrackingConfidence, smoothLandmarks: smoothLandmarks)
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Options of a `HandLandmarker` (MediaPipe Tasks' `HandLandmarkerOptions`).
-public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
+public final class HandLandmarkerOptions: TaskOptions, HandTrackingOptions, @unchecked Sendable {
     /// Maximum number of hands to find.
     public var numHands = 1
     /// Minimum palm detection score, in [0, 1].
@@ -22,20 +22,10 @@ public final class HandLandmarkerOptions: TaskOptions, @unchecked Sendable {
 
     func copy() -> HandLandmarkerOptions {
         let c = copyBase(into: HandLandmarkerOptions())
-        c.numHands = numHands
-        c.minHandDetectionConfidence = minHandDetectionConfidence
-        c.minHandPresenceConfidence = minHandPresenceConfidence
-        c.minTrackingConfidence = minTrackingConfidence
-        c.smoothLandmarks = smoothLandmarks
+        c.copyHandFields(from: self)
         c.handLandmarkerLiveStreamDelegate = handLandmarkerLiveStreamDelegate
         c.resultCallback = resultCallback
         return c
-    }
-
-    var handSettings: HandPipeline.Settings {
-        HandPipeline.Settings(numHands: numHands, minHandDetectionConfidence: minHandDetectionConfidence,
-                              minHandPresenceConfidence: minHandPresenceConfidence,
-                              minTrackingConfidence: minTrackingConfidence, smoothLandmarks: smoothLandmarks)
     }
 }
 
