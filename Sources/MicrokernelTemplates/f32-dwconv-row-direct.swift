@@ -3,13 +3,16 @@ import TasksVisionKernels
 // Depthwise convolution, one output row per call, directly on NHWC (no indirection buffer):
 // per output pixel and block of one vector of channels, the accumulator starts at the bias and
 // takes the taps column by column (kx outer, ky inner) as one fused multiply-add chain, which is
-// the order of XNNPACK's dwconv kernels over its indirection buffer. Pixels whose window lies
-// inside the image run four at a time with the kernel size a constant (3x3 and 5x5: the taps
-// unroll and each weight vector loaded serves all four); border pixels leave out the taps outside
-// the image. A last partial block of channels is the block ending at the last channel (it
-// overlaps the one before and writes the same values again); fewer channels than a vector go
-// channel by channel. `madd(acc, x, w)` is the set's fused multiply-add (one instruction on the
-// FMA sets, exact emulation on the portable one).
+// the order of XNNPACK's dwconv kernels over its indirection buffer. The taps a pixel uses are a
+// table of offsets (input and weight, in that order), built per row on the stack: taps outside
+// the image are left out of it (XNNPACK multiplies zeros there: the same sums). Pixels whose
+// window lies inside the image share one table and run up to eight at a time (eight chains in
+// flight, each weight vector loaded once for all of them, each input an operand of its fused
+// multiply-add); border pixels run one by one with their own table. A last partial block of
+// channels is the block ending at the last channel (it overlaps the one before and writes the
+// same values again); fewer channels than a vector go channel by channel. `madd(acc, x, w)` is
+// the set's fused multiply-add (one instruction on the FMA sets, exact emulation on the portable
+// one).
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
@@ -19,69 +22,101 @@ import TasksVisionKernels
 }
 
 public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
-    let s = p.strideW, c = p.channels
+    let s = p.strideW, c = p.channels, taps = p.kH &* p.kW
     let kyLo = max(0, -p.iy0), kyHi = min(p.kH, p.inH &- p.iy0)
-    // Output columns whose taps all lie inside the image.
+    guard c >= Vec.scalarCount, kyLo < kyHi, taps > 0 else {
+        for ox in 0..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
+        return
+    }
+    // Output columns whose taps all lie inside the image horizontally.
     var lo = 0
     while lo < p.outW && lo &* s &- p.padLeft < 0 { lo &+= 1 }
     var hi = p.outW
     while hi > lo && (hi &- 1) &* s &- p.padLeft &+ p.kW &- 1 >= p.inW { hi &-= 1 }
-    for ox in 0..<lo { clippedPixel(p, ox, kyLo, kyHi) }
-    if c >= Vec.scalarCount && kyLo == 0 && kyHi == p.kH && p.kH == 3 && p.kW == 3 {
-        interior3x3(p, lo, hi)
-    } else if c >= Vec.scalarCount && kyLo == 0 && kyHi == p.kH && p.kH == 5 && p.kW == 5 {
-        interior5x5(p, lo, hi)
-    } else {
-        for ox in lo..<hi { clippedPixel(p, ox, kyLo, kyHi) }
-    }
-    for ox in max(hi, lo)..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
-}
-
-@inline(never) private func interior3x3(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int) { interior(p, lo, hi, 3, 3) }
-@inline(never) private func interior5x5(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int) { interior(p, lo, hi, 5, 5) }
-
-/// Columns lo..<hi with every tap inside the image (all kH rows too), four pixels per step.
-@inline(__always) private func interior(_ p: DepthwiseRowArguments, _ lo: Int, _ hi: Int, _ kH: Int, _ kW: Int) {
-    var ox = lo
-    while ox &+ 4 <= hi {
-        pixels(p, ox, kH, kW, 4)
-        ox &+= 4
-    }
-    while ox < hi {
-        pixels(p, ox, kH, kW, 1)
-        ox &+= 1
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* taps) { buffer in
+        guard let inputOffsets = buffer.baseAddress else { return }
+        let weightOffsets = inputOffsets + taps
+        for ox in 0..<min(lo, p.outW) {
+            let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
+            pixels1(p, ox, n, inputOffsets, weightOffsets)
+        }
+        if lo < hi {
+            let n = tapTable(p, lo, kyLo, kyHi, inputOffsets, weightOffsets)
+            var ox = lo
+            while ox &+ 8 <= hi { pixels8(p, ox, n, inputOffsets, weightOffsets); ox &+= 8 }
+            if ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets); ox &+= 4 }
+            if ox &+ 2 <= hi { pixels2(p, ox, n, inputOffsets, weightOffsets); ox &+= 2 }
+            if ox < hi { pixels1(p, ox, n, inputOffsets, weightOffsets) }
+        }
+        for ox in max(hi, lo)..<p.outW {
+            let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
+            pixels1(p, ox, n, inputOffsets, weightOffsets)
+        }
     }
 }
 
-/// `count` (1 or 4, a constant) neighbouring interior pixels from `ox`: each weight vector
-/// loaded serves all of them.
-@inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ kH: Int, _ kW: Int, _ count: Int) {
+/// The taps of output column `ox` inside the image, in chain order: offsets (in floats) from the
+/// pixel's window origin into the input and into the weights. Returns their count.
+private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int,
+                      _ inputOffsets: UnsafeMutablePointer<Int>, _ weightOffsets: UnsafeMutablePointer<Int>) -> Int {
+    let c = p.channels, rowStep = p.inW &* c
+    let ix0 = ox &* p.strideW &- p.padLeft
+    let kxLo = max(0, -ix0), kxHi = min(p.kW, p.inW &- ix0)
+    var n = 0
+    for kx in kxLo..<max(kxLo, kxHi) {
+        for ky in kyLo..<kyHi {
+            inputOffsets[n] = ky &* rowStep &+ kx &* c
+            weightOffsets[n] = (ky &* p.kW &+ kx) &* c
+            n &+= 1
+        }
+    }
+    return n
+}
+
+@inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 8, taps, io, wo) }
+@inline(never) private func pixels4(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 4, taps, io, wo) }
+@inline(never) private func pixels2(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 2, taps, io, wo) }
+@inline(never) private func pixels1(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 1, taps, io, wo) }
+
+/// `count` (a constant, at most 8) neighbouring pixels from `ox` that share the tap table.
+@inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
+                                      _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
     let V = Vec.scalarCount, c = p.channels, step = p.strideW &* c, ops = p.outputPixelStride
-    let rowStep = p.inW &* c
-    let in0 = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* c
+    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* c
     let out0 = p.output + ox &* ops
     var ch = 0
     while ch < c {
         let cb = ch &+ V <= c ? ch : c &- V
+        let q0 = origin + cb
+        let q1 = q0 + step, q2 = q1 + step, q3 = q2 + step, q4 = q3 + step, q5 = q4 + step, q6 = q5 + step
+        let q7 = q6 + step
+        let wb = p.weights + cb
         let b = p.bias.map { load($0 + cb) } ?? Vec()
-        var a0 = b, a1 = b, a2 = b, a3 = b
-        for kx in 0..<kW {
-            for ky in 0..<kH {
-                let w = load(p.weights + ((ky &* kW &+ kx) &* c &+ cb))
-                let q = in0 + (ky &* rowStep &+ kx &* c &+ cb)
-                a0 = madd(a0, load(q), w)
-                if count > 1 {
-                    a1 = madd(a1, load(q + step), w)
-                    a2 = madd(a2, load(q + 2 &* step), w)
-                    a3 = madd(a3, load(q + 3 &* step), w)
-                }
+        var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+        var t = 0
+        while t < taps {
+            let o = inputOffsets[t]
+            let w = load(wb + weightOffsets[t])
+            a0 = madd(a0, load(q0 + o), w)
+            if count > 1 { a1 = madd(a1, load(q1 + o), w) }
+            if count > 2 { a2 = madd(a2, load(q2 + o), w); a3 = madd(a3, load(q3 + o), w) }
+            if count > 4 {
+                a4 = madd(a4, load(q4 + o), w); a5 = madd(a5, load(q5 + o), w)
+                a6 = madd(a6, load(q6 + o), w); a7 = madd(a7, load(q7 + o), w)
             }
+            t &+= 1
         }
-        store(finish(a0, p, cb), out0 + cb)
-        if count > 1 {
-            store(finish(a1, p, cb), out0 + (ops &+ cb))
-            store(finish(a2, p, cb), out0 + (2 &* ops &+ cb))
-            store(finish(a3, p, cb), out0 + (3 &* ops &+ cb))
+        let out = out0 + cb
+        store(finish(a0, p, cb), out)
+        if count > 1 { store(finish(a1, p, cb), out + ops) }
+        if count > 2 { store(finish(a2, p, cb), out + 2 &* ops); store(finish(a3, p, cb), out + 3 &* ops) }
+        if count > 4 {
+            store(finish(a4, p, cb), out + 4 &* ops); store(finish(a5, p, cb), out + 5 &* ops)
+            store(finish(a6, p, cb), out + 6 &* ops); store(finish(a7, p, cb), out + 7 &* ops)
         }
         ch &+= V
     }
