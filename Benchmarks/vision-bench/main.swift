@@ -32,6 +32,8 @@ struct Options {
     var soakEvery = 500
     var kernels: KernelSet? = nil
     var peak = false
+    /// `MxKxN` products to time the kernel set's GEMM on.
+    var gemmShapes: [String] = []
     var explicitModels = false
 }
 
@@ -62,6 +64,7 @@ func parse() -> Options {
         case "--kernels":
             do { o.kernels = try KernelSet.named(value()) } catch { fail("\(error)") }
         case "--peak": o.peak = true
+        case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
         case "--mode": o.soakMode = value()
@@ -73,7 +76,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN,...]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
@@ -127,6 +130,18 @@ if options.peak {
         print(String(format: "FMA peak, one core, %@ vectors: %.1f GFLOP/s (%@)", set.rawValue, gflops, cpu))
     } else {
         print("kernel set \(set) has no FMA kernels (\(cpu))")
+    }
+    if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty { exit(0) }
+}
+if !options.gemmShapes.isEmpty {
+    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
+    for shape in options.gemmShapes {
+        let d = shape.split(separator: "x").compactMap { Int($0) }
+        guard d.count == 3, let gflops = set.measuredGEMM(m: d[0], k: d[1], n: d[2]),
+              let cold = set.measuredGEMM(m: d[0], k: d[1], n: d[2], runs: 10, cold: true) else {
+            fail("--gemm takes MxKxN (e.g. 3136x24x144) on an FMA kernel set, not \(shape) on \(set)")
+        }
+        print(String(format: "GEMM %@ m %d k %d n %d: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2], gflops, cold))
     }
     if !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 }

@@ -110,6 +110,33 @@ extension KernelSet {
         }
         return sink.isNaN ? nil : best
     }
+
+    /// The set's GEMM on one `m` x `k` times `k` x `n` product with a clamp epilogue (a 1x1
+    /// convolution's shape), in GFLOP/s, best of `runs` (nil on the portable set). For
+    /// `vision-bench --gemm`, to tell the microkernel's speed from the layers around it.
+    public func measuredGEMM(m: Int, k: Int, n: Int, runs: Int = 50, cold: Bool = false) -> Double? {
+        guard fusesMultiplyAdd, m > 0, k > 0, n > 0, let gemm = Microkernels(self).gemm(columns: n) else { return nil }
+        let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k), w = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
+        let c = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
+        defer { a.deallocate(); w.deallocate(); c.deallocate() }
+        for i in 0..<(m * k) { a[i] = Float(i % 7) * 0.25 - 0.5 }
+        for i in 0..<(n * k) { w[i] = Float(i % 5) * 0.125 - 0.25 }
+        let packed = PackedWeights(weights: w, bias: nil, n: n, k: k, nr: gemm.nr)
+        let args = GEMMArguments(m: m, n: n, k: k, a: a, lda: k, packed: packed.data, c: c, ldc: n, lo: 0, hi: 6)
+        var best = Double.infinity
+        let flushFloats = cold ? 16 << 20 : 0
+        let flush = UnsafeMutablePointer<Float>.allocate(capacity: max(flushFloats, 1))
+        flush.initialize(repeating: 1, count: max(flushFloats, 1))
+        defer { flush.deallocate() }
+        for _ in 0..<max(runs, 1) {
+            // Cold: the weights evicted from every cache level first, as between a model's layers.
+            if cold { for i in stride(from: 0, to: flushFloats, by: 16) { flush[i] += 1 } }
+            let start = DispatchTime.now().uptimeNanoseconds
+            gemm.run(args)
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return 2 * Double(m * k * n) / max(best, 1e-12) / 1e9
+    }
 }
 
 /// How this process's engine rounds, for callers that compare against MediaPipe.

@@ -105,7 +105,9 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
 
     /// Worker scratch: the depthwise layer's zero-bordered copy first (worker 0's), the led
     /// depthwise output, then what the convolutions gather (never at the same time on one worker).
-    var convolutionScratchOffset: Int { max(depthwise.scratchFloatsPerWorker + ledFloats, bandCopyFloats) }
+    var convolutionScratchOffset: Int { max(copyFloats + depthwise.scratchFloatsPerWorker + ledFloats, bandCopyFloats) }
+    /// Floats of the depthwise layer's zero-bordered copy, when the convolution writes into it.
+    var copyFloats: Int { writesConvolutionOutput ? 0 : depthwise.paddedFloats }
 
     var flops: Double { convolution.flops + depthwise.flops + (projection?.flops ?? 0) }
     var packedWeightBytes: Int { convolution.packedWeightBytes + (projection?.packedWeightBytes ?? 0) }
@@ -188,20 +190,20 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     func runInterleaved(_ context: RunContext) {
         let d = depthwise.g
         let pixels = convolution.pixels, tileRows = convolution.tileRows
-        // From a zero-bordered copy, filled row by row as the GEMM tiles complete them.
-        let copy = depthwise.padded == nil ? nil : context.scratch(forWorker: 0)
+        // From a zero-bordered copy when the GEMM writes its rows there, else from the output.
+        let copy = writesConvolutionOutput ? nil : context.scratch(forWorker: 0)
         let scratch = context.scratch(forWorker: 0) + convolutionScratchOffset
         if let copy { depthwise.zeroPaddedBorders(copy) }
         var writer = depthwise, led: UnsafeMutablePointer<Float>? = nil
         if leadsProjectionRows {
-            let rowsLed = context.scratch(forWorker: 0) + depthwise.scratchFloatsPerWorker
+            let rowsLed = context.scratch(forWorker: 0) + copyFloats + depthwise.scratchFloatsPerWorker
             let stride = d.outC + 1
             for i in 0..<(d.outH * d.outW) { rowsLed[i &* stride] = 1 }
             writer = depthwise.withOutput(rowsLed + 1, pixelStride: stride)
             led = rowsLed
         }
         let rows = copy.map { writer.paddedLayer($0) } ?? writer
-        var copied = 0, next = 0, projected = 0
+        var next = 0, projected = 0
         func depthwiseRows(upTo rowsReady: Int) {
             // Output row `next` reads input rows up to its last tap's (the last input row at most).
             while next < d.outH && min(next * d.strideH - d.padTop + (d.kH - 1) * d.dilationH, d.inH - 1) < rowsReady {
@@ -218,26 +220,20 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
                 projected += 1
             }
         }
-        if !writesConvolutionOutput, let copy {
+        if let copy {
             for y in 0..<d.inH {
                 convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), scratch: scratch)
                 depthwiseRows(upTo: y + 1)
                 project(upTo: next)
             }
-            copied = d.inH
         }
         for t in 0..<(writesConvolutionOutput ? convolution.tileCount : 0) {
             convolution.tile(t, scratch: scratch)
             let done = min((t + 1) * tileRows, pixels)
             let rowsReady = done == pixels ? d.inH : done / d.inW
-            if let copy {
-                depthwise.copyIntoPadded(rows: copied..<rowsReady, copy)
-                copied = rowsReady
-            }
             depthwiseRows(upTo: rowsReady)
             project(upTo: next)
         }
-        if let copy, copied < d.inH { depthwise.copyIntoPadded(rows: copied..<d.inH, copy) }
         while next < d.outH {
             rows.row(next)
             next += 1

@@ -26,9 +26,11 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let weights: UnsafePointer<Float>
     let epilogue: Epilogue
 
-    /// When padding is needed, the input is first copied into a zero-bordered buffer so
-    /// that every output pixel takes the unclipped fast path (this matters on the small
-    /// feature maps where most pixels touch a border).
+    /// The same convolution on a zero-bordered copy of the input, where every output pixel's
+    /// window lies inside (small maps that need padding). Only a convolution that writes its
+    /// output straight into such a copy uses it (`ConvolutionThenDepthwiseLayer`): there the
+    /// border pixels join the interior ones at no cost. Copying the input for a layer alone
+    /// costs more than the row kernel loses at the borders (on 7x7 to 56x56 maps).
     let padded: ConvGeometry?
     /// When set, the layer runs channel plane by channel plane through OpenBLAS (`runPlanes`).
     let planes: PlaneGeometry?
@@ -66,7 +68,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2.0 * Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
-    var scratchFloatsPerWorker: Int { planes?.floatsPerBlock ?? padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
+    var scratchFloatsPerWorker: Int { planes?.floatsPerBlock ?? 0 }
+    /// Floats of the zero-bordered copy (`padded`).
+    var paddedFloats: Int { padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
 
     func run(_ context: RunContext) {
         if let pl = planes {
@@ -74,15 +78,6 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             parallelFor(g.batch * blocks, context: context) { item, worker in
                 runPlanes(image: item / blocks, firstChannel: (item % blocks) * pl.block, pl, scratch: context.scratch(forWorker: worker))
             }
-            return
-        }
-        if padded != nil {
-            // Copy into the zero-bordered buffer (worker 0's scratch), then run unclipped.
-            let dst = context.scratch(forWorker: 0)
-            zeroPaddedBorders(dst)
-            copyIntoPadded(rows: 0..<(g.batch * g.inH), dst)
-            let inner = paddedLayer(dst)
-            parallelFor(g.batch * g.outH, context: context) { item, _ in inner.row(item) }
             return
         }
         parallelFor(g.batch * g.outH, context: context) { item, _ in row(item) }
@@ -95,17 +90,6 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         for n in 0..<g.batch {
             zeroBorder(dst + n * p.inH * p.inW * c, rows: p.inH, pitch: p.inW * c, top: g.padTop, left: g.padLeft * c,
                        innerRows: g.inH, innerWidth: g.inW * c)
-        }
-    }
-
-    /// Copies input rows `rows` (image-major: n * inH + y) into the zero-bordered copy at `dst`.
-    func copyIntoPadded(rows: Range<Int>, _ dst: UnsafeMutablePointer<Float>) {
-        guard let p = padded else { return }
-        let c = g.inC
-        for r in rows {
-            let n = r / g.inH, y = r % g.inH
-            let row = dst + ((n * p.inH + y + g.padTop) * p.inW + g.padLeft) * c
-            row.update(from: input + r * g.inW * c, count: g.inW * c)
         }
     }
 
