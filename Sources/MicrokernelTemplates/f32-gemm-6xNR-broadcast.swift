@@ -1,6 +1,6 @@
 import TasksVisionKernels
 
-// A 6 x (2 vectors) GEMM tile, XNNPACK's "broadcast" scheme: per k, the tile's two weight
+// GEMM tiles of 6 rows x 2 vectors and 8 rows x 1 vector, XNNPACK's "broadcast" scheme: per k, the tile's two weight
 // vectors are loaded once and each row's a[k] broadcast into them, so every output is one
 // fused multiply-add chain from its bias in k order. Rows past `m` alias the last real row
 // (their sums are computed and stored again, with the same values), as XNNPACK's kernels do.
@@ -9,8 +9,10 @@ import TasksVisionKernels
 /// layers with few output channels, where two would mostly compute padding).
 public let gemmNR = 2 * Vec.scalarCount
 public let gemmNarrowNR = Vec.scalarCount
-/// Rows per tile.
+/// Rows per tile: six of two vectors (12 accumulators), eight of one (8 accumulators: as many
+/// chains as cover the fused multiply-add's latency at two per cycle).
 public let gemmMR = 6
+public let gemmNarrowMR = 8
 
 /// The whole product, weights packed for `gemmNR`. The columns go in panels whose packed
 /// weights fit in L1 (`panelColumns`), each panel across all rows in tiles of `gemmMR`: a panel
@@ -35,7 +37,9 @@ public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, wide: fal
     case (3, false): narrow3(p, m0, start, end)
     case (4, false): narrow4(p, m0, start, end)
     case (5, false): narrow5(p, m0, start, end)
-    case (_, false): narrow6(p, m0, start, end)
+    case (6, false): narrow6(p, m0, start, end)
+    case (7, false): narrow7(p, m0, start, end)
+    case (_, false): narrow8(p, m0, start, end)
     }
 }
 
@@ -48,10 +52,16 @@ let panelBytes = 24 * 1024
     var start = 0
     while start < p.n {
         let end = min(p.n, start &+ panel)
+        // Rows in tiles of as even a size as the tile count allows (49 rows: 5 to 6 per tile, not
+        // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
+        let mr = wide ? gemmMR : gemmNarrowMR
+        let tiles = (p.m &+ mr &- 1) / mr
+        let base = p.m / max(tiles, 1), longer = p.m &- base &* tiles
         var m0 = 0
-        while m0 < p.m {
-            tile(p, m0, start, end, rows: p.m &- m0, wide: wide)
-            m0 &+= gemmMR
+        for t in 0..<tiles {
+            let rows = t < longer ? base &+ 1 : base
+            tile(p, m0, start, end, rows: rows, wide: wide)
+            m0 &+= rows
         }
         start = end
     }
@@ -94,6 +104,12 @@ let panelBytes = 24 * 1024
 @inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
     gemmRows(p, m0, 6, 1, start, end)
 }
+@inline(never) private func narrow7(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 7, 1, start, end)
+}
+@inline(never) private func narrow8(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 8, 1, start, end)
+}
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
@@ -112,12 +128,14 @@ let panelBytes = 24 * 1024
     let a3 = mr > 3 ? a2 + p.lda : a2
     let a4 = mr > 4 ? a3 + p.lda : a3
     let a5 = mr > 5 ? a4 + p.lda : a4
+    let a6 = mr > 6 ? a5 + p.lda : a5
+    let a7 = mr > 7 ? a6 + p.lda : a6
     var w = p.packed + (start / nr) &* (k &+ 1) &* nr
     var n0 = start
     while n0 < end {
         let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
         var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
-        var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1
+        var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1, x6 = b0, y6 = b1, x7 = b0, y7 = b1
         var wk = w + nr
         // k in order: the segments of each row one after the other (one, for a plain row).
         let length = k / p.segments
@@ -135,6 +153,8 @@ let panelBytes = 24 * 1024
                 if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); if nv > 1 { y3 = y3.addingProduct(s, v) } }
                 if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); if nv > 1 { y4 = y4.addingProduct(s, v) } }
                 if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); if nv > 1 { y5 = y5.addingProduct(s, v) } }
+                if mr > 6 { let s = Vec(repeating: a6[i]); x6 = x6.addingProduct(s, u); if nv > 1 { y6 = y6.addingProduct(s, v) } }
+                if mr > 7 { let s = Vec(repeating: a7[i]); x7 = x7.addingProduct(s, u); if nv > 1 { y7 = y7.addingProduct(s, v) } }
                 wk += nr
                 i &+= 1
             }
@@ -149,9 +169,11 @@ let panelBytes = 24 * 1024
                 let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
                 x0 = clamp(x0, lo, hi); x1 = clamp(x1, lo, hi); x2 = clamp(x2, lo, hi)
                 x3 = clamp(x3, lo, hi); x4 = clamp(x4, lo, hi); x5 = clamp(x5, lo, hi)
+                x6 = clamp(x6, lo, hi); x7 = clamp(x7, lo, hi)
                 if nv > 1 {
                     y0 = clamp(y0, lo, hi); y1 = clamp(y1, lo, hi); y2 = clamp(y2, lo, hi)
                     y3 = clamp(y3, lo, hi); y4 = clamp(y4, lo, hi); y5 = clamp(y5, lo, hi)
+                    y6 = clamp(y6, lo, hi); y7 = clamp(y7, lo, hi)
                 }
             }
         } else {
@@ -161,6 +183,8 @@ let panelBytes = 24 * 1024
             if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc, nr) }
             if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc, nr) }
             if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc, nr) }
+            if mr > 6 { epilogue(&x6, &y6, p, m0 &+ 6, n0, nc, nr) }
+            if mr > 7 { epilogue(&x7, &y7, p, m0 &+ 7, n0, nc, nr) }
         }
         storeRow(x0, y0, c0, nc, nr)
         if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc, nr) }
@@ -168,6 +192,8 @@ let panelBytes = 24 * 1024
         if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc, nr) }
         if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc, nr) }
         if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc, nr) }
+        if mr > 6 { storeRow(x6, y6, c0 + 6 &* p.ldc, nc, nr) }
+        if mr > 7 { storeRow(x7, y7, c0 + 7 &* p.ldc, nc, nr) }
         w += (k &+ 1) &* nr
         n0 &+= nr
     }
