@@ -154,10 +154,21 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             singleChannel(context)
             return
         }
-        if packed != nil && context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads && flops >= Self.splitMinimumFlops {
+        if let packed, context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads && flops >= Self.splitMinimumFlops {
             // Too few tiles to keep every thread busy (a 7x7 map is one): on the packed GEMM any
-            // split of the rows gives the same values, so split finer, in whole 6-row tiles
-            // (layers of some 20 us and up: below that, the threads' handover costs more).
+            // split gives the same values, so split finer (layers of some 20 us and up: below
+            // that, the threads' handover costs more). A pointwise layer splits its columns, so
+            // each thread reads its share of the weights (on small maps, more bytes than the
+            // input) and the whole input; others split rows, in whole 6-row tiles.
+            let parts = min(packed.blocks, 2 * context.threads)
+            if pointwise && parts >= context.threads {
+                let blocks = packed.blocks
+                parallelFor(parts, context: context) { item, _ in
+                    packed.multiply(input, lda: g.inC, rows: pixels, into: output, ldc: g.outC, firstRow: 0,
+                                    slice: (item * blocks / parts)..<((item + 1) * blocks / parts))
+                }
+                return
+            }
             let rows = ((pixels + 2 * context.threads - 1) / (2 * context.threads) + 5) / 6 * 6
             parallelFor((pixels + rows - 1) / rows, context: context) { item, worker in
                 let p0 = item * rows
