@@ -57,7 +57,7 @@ public final class Interpreter {
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerWorker: Int
     /// Helper threads for `options.threads` > 1.
-    let pool: WorkerPool?
+    let pool: ItemRunner?
     let inputPointers: [UnsafeMutablePointer<Float>]
     let outputPointers: [UnsafeMutablePointer<Float>]
 
@@ -132,7 +132,7 @@ public final class Interpreter {
         scratchPerWorker = ((layers.map(\.scratchFloatsPerWorker).max() ?? 0) + 15) / 16 * 16 + 16
         scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchPerWorker * options.threads)
         scratch.initialize(repeating: 0, count: scratchPerWorker * options.threads)
-        pool = options.threads > 1 ? WorkerPool(helpers: options.threads - 1) : nil
+        pool = makeWorkerPool(helpers: options.threads - 1)
 
         func describe(_ t: Int) -> TensorDescription {
             TensorDescription(name: graph.tensors[t].name, shape: graph.tensors[t].shape, type: graph.tensors[t].type)

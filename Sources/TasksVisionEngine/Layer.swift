@@ -25,7 +25,7 @@ struct RunContext {
     let scratch: UnsafeMutablePointer<Float>
     let scratchFloatsPerWorker: Int
     /// The interpreter's helper threads (nil when it runs on one thread).
-    var pool: WorkerPool? = nil
+    var pool: ItemRunner? = nil
 
     func scratch(forWorker w: Int) -> UnsafeMutablePointer<Float> { scratch + w * scratchFloatsPerWorker }
 }
