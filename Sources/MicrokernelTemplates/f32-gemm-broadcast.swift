@@ -11,7 +11,7 @@ public let gemmNR = 2 * Vec.scalarCount
 public let gemmNarrowNR = Vec.scalarCount
 /// Rows per tile: six of two vectors (12 accumulators), eight of one (8 accumulators: as many
 /// chains as cover the fused multiply-add's latency at two per cycle).
-public let gemmMR = 6
+public let gemmMR = wideTileRows
 public let gemmNarrowMR = 8
 
 /// The whole product, weights packed for `gemmNR`. The columns go in panels whose packed
@@ -31,7 +31,8 @@ public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, wide: fal
     case (3, true): gemm3(p, m0, start, end)
     case (4, true): gemm4(p, m0, start, end)
     case (5, true): gemm5(p, m0, start, end)
-    case (_, true): gemm6(p, m0, start, end)
+    case (6, true): gemm6(p, m0, start, end)
+    case (_, true): gemm7(p, m0, start, end)
     case (1, false): narrow1(p, m0, start, end)
     case (2, false): narrow2(p, m0, start, end)
     case (3, false): narrow3(p, m0, start, end)
@@ -85,6 +86,9 @@ let panelBytes = 24 * 1024
 }
 @inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
     gemmRows(p, m0, 6, 2, start, end)
+}
+@inline(never) private func gemm7(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, 7, 2, start, end)
 }
 @inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
     gemmRows(p, m0, 1, 1, start, end)

@@ -1,1 +1,0 @@
-../MicrokernelTemplates/f32-gemm-6xNR-broadcast.swift
