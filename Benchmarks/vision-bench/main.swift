@@ -32,6 +32,8 @@ struct Options {
     var soakEvery = 500
     var kernels: KernelSet? = nil
     var peak = false
+    /// Inverted-residual blocks interleaved or layer after layer (nil: the kernel set's default).
+    var interleave: Bool?
     /// `MxKxN` products to time the kernel set's GEMM on.
     var gemmShapes: [String] = []
     var explicitModels = false
@@ -64,6 +66,9 @@ func parse() -> Options {
         case "--kernels":
             do { o.kernels = try KernelSet.named(value()) } catch { fail("\(error)") }
         case "--peak": o.peak = true
+        case "--interleave":
+            switch value() { case "on": o.interleave = true; case "off": o.interleave = false
+            default: fail("--interleave takes on or off") }
         case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
@@ -76,7 +81,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN,...]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN,...] [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
@@ -156,7 +161,8 @@ for path in options.models {
     for threads in options.threads {
         let interpreter: Interpreter
         do {
-            interpreter = try Interpreter(path: path, options: .init(threads: threads, kernels: options.kernels))
+            interpreter = try Interpreter(path: path, options: .init(threads: threads, kernels: options.kernels,
+                                                                     interleavesBlocks: options.interleave))
         } catch {
             fail("\(error)")
         }

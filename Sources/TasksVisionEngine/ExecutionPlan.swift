@@ -157,8 +157,9 @@ enum ExecutionPlan {
         return filters
     }
 
-    /// One layer per step; a block step becomes one interleaved layer where its members can run
-    /// so (`ConvolutionThenDepthwiseLayer.canInterleave`), else its members one after the other.
+    /// One layer per step; a block step becomes one interleaved layer where the options ask for
+    /// it and its members can run so (`ConvolutionThenDepthwiseLayer.canInterleave`), else its
+    /// members one after the other.
     static func buildLayers(_ steps: [Step], _ graph: Graph, _ binder: TensorBinder) throws -> [Layer] {
         let consumers = graph.consumerCounts()
         func readElsewhere(_ t: Int) -> Bool { consumers[t] != 1 || graph.outputs.contains(t) }
@@ -171,7 +172,7 @@ enum ExecutionPlan {
             let convolution = try OpRegistry.buildConvolution(step.nodes[0], graph, binder)
             let depthwise = try OpRegistry.buildDepthwise(step.nodes[1], graph, binder)
             let projection = try step.nodes.count > 2 ? OpRegistry.buildConvolution(step.nodes[2], graph, binder) : nil
-            guard ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) else {
+            guard binder.interleavesBlocks, ConvolutionThenDepthwiseLayer.canInterleave(convolution, depthwise) else {
                 layers += [convolution, depthwise] + (projection.map { [$0] } ?? [])
                 continue
             }

@@ -8,6 +8,8 @@ struct TensorBinder {
     var kernels: Microkernels = .portable
     /// The interpreter's threads (blocks split their work for them).
     var threads = 1
+    /// Whether blocks become interleaved layers (`Interpreter.Options.interleavesBlocks`).
+    var interleavesBlocks = true
 
     func pointer(_ t: Int, _ node: Graph.Node) throws -> UnsafeMutablePointer<Float> {
         guard t >= 0, t < pointers.count, let p = pointers[t] else {

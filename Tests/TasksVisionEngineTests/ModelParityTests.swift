@@ -145,17 +145,28 @@ final class ModelParityTests: XCTestCase {
             let one = try Interpreter(path: path, options: .init(threads: 1))
             let input = fixtureRandomFloats(seed: 7, count: one.inputs[0].elementCount, low: -1, high: 1)
             let a = try one.run([input])
+            // Layer after layer and interleaved (blocks in bands, one pipeline per thread), each against
+            // itself on one thread: on the portable set the two differ (OpenBLAS's calls of other shapes
+            // sum otherwise); on the FMA sets they are the same bits, which the first comparison checks.
+            var single: [Bool: [[Float]]] = [one.options.interleavesBlocks ?? !one.kernelSet.fusesMultiplyAdd: a]
+            for interleaved in [false, true] where single[interleaved] == nil {
+                single[interleaved] = try Interpreter(path: path, options: .init(threads: 1, interleavesBlocks: interleaved)).run([input])
+            }
+            if one.kernelSet.fusesMultiplyAdd { XCTAssertEqual(single[false]?.map { $0.map(\.bitPattern) }, single[true]?.map { $0.map(\.bitPattern) }, name) }
             for threads in [2, 3] {
-                let many = try Interpreter(path: path, options: .init(threads: threads))
-                if many.kernelSet.fusesMultiplyAdd && name.hasPrefix("hand_landmark") {
-                    // Blocks of inverted residuals run in bands, one pipeline per thread.
-                    XCTAssertTrue(many.layers.contains { (($0 as? ConvolutionThenDepthwiseLayer)?.bands ?? 1) == threads },
-                                  "\(name): banded blocks at \(threads) threads")
-                }
-                for run in 0..<3 {
-                    let b = try many.run([input])
-                    for i in 0..<a.count {
-                        XCTAssertEqual(a[i].map(\.bitPattern), b[i].map(\.bitPattern), "\(name) output \(i): 1 vs \(threads) threads, run \(run)")
+                for interleaved in [false, true] {
+                    let a = single[interleaved] ?? a
+                    let many = try Interpreter(path: path, options: .init(threads: threads, interleavesBlocks: interleaved))
+                    if interleaved && many.kernelSet.fusesMultiplyAdd && name.hasPrefix("hand_landmark") {
+                        XCTAssertTrue(many.layers.contains { (($0 as? ConvolutionThenDepthwiseLayer)?.bands ?? 1) == threads },
+                                      "\(name): banded blocks at \(threads) threads")
+                    }
+                    for run in 0..<3 {
+                        let b = try many.run([input])
+                        for i in 0..<a.count {
+                            XCTAssertEqual(a[i].map(\.bitPattern), b[i].map(\.bitPattern),
+                                           "\(name) output \(i): 1 vs \(threads) threads, interleaved \(interleaved), run \(run)")
+                        }
                     }
                 }
             }
