@@ -89,7 +89,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// for the tile's output (and its im2col rows) to stay in L2 for the next layer.
     static let packedTileRows = 96
     /// Work from which a layer with too few tiles for the threads splits finer.
-    static let splitMinimumFlops: Double = 4e6
+    static let splitMinimumFlops: Double = 1e6
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable) {
