@@ -128,6 +128,8 @@ func peakResidentBytes() -> Int {
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 let options = parse()
+/// Peak resident bytes before any model is loaded: the process's own baseline.
+let baselineBytes = peakResidentBytes()
 if options.peak {
     let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
     let cpu = CPUFeatures.current.modelName
@@ -187,7 +189,8 @@ for path in options.models {
         if options.json {
             let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs, "kernels": interpreter.kernelSet.rawValue,
                                          "minMs": times[0], "medianMs": median, "maxMs": times[times.count - 1],
-                                         "gflops": interpreter.flops / (median / 1e3) / 1e9, "peakBytes": peakResidentBytes()]
+                                         "gflops": interpreter.flops / (median / 1e3) / 1e9, "peakBytes": peakResidentBytes(),
+                                         "baselineBytes": baselineBytes]
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
             continue
