@@ -76,8 +76,8 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
     private var sleeping = 0
     private var stopping = false
 
-    /// Polls that only read the generation, then polls that also yield the processor (each under
-    /// a microsecond), before a helper sleeps.
+    /// Polls that only read the generation (or, for the caller, the helpers still working), then
+    /// polls that also yield the processor (each under a microsecond), before a helper sleeps.
     static let spinsBeforeYielding = 1_000
     static let pollsBeforeSleeping = 5_000
 
@@ -108,7 +108,11 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
         // Wait for helpers still on their last item; none can join once the items are gone (they
         // join under the lock, and only while items remain).
         while true {
-            while joined.load(ordering: .acquiring) > 0 { sched_yield() }
+            var spins = 0
+            while joined.load(ordering: .acquiring) > 0 {
+                spins += 1
+                if spins > Self.spinsBeforeYielding { sched_yield() }
+            }
             state.lock()
             let busy = joined.load(ordering: .acquiring)
             if busy == 0 { job = nil }
