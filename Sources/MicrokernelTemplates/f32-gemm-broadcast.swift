@@ -1,16 +1,17 @@
 import TasksVisionKernels
 
-// GEMM tiles of 6 rows x 2 vectors and 8 rows x 1 vector, XNNPACK's "broadcast" scheme: per k, the tile's two weight
-// vectors are loaded once and each row's a[k] broadcast into them, so every output is one
-// fused multiply-add chain from its bias in k order. Rows past `m` alias the last real row
-// (their sums are computed and stored again, with the same values), as XNNPACK's kernels do.
+// GEMM tiles of `wideTileRows` rows x 2 vectors (the set's, 7 on AVX-512, 6 elsewhere) and 8 rows
+// x 1 vector, XNNPACK's "broadcast" scheme: per k, the tile's weight vectors are loaded once and
+// each row's a[k] broadcast into them, so every output is one fused multiply-add chain from its
+// bias in k order. Rows past `m` alias the last real row (their sums are computed and stored
+// again, with the same values), as XNNPACK's kernels do.
 
 /// Columns per tile of `f32GEMM` (two vectors) and of `f32GEMMNarrow` (one vector, for
 /// layers with few output channels, where two would mostly compute padding).
 public let gemmNR = 2 * Vec.scalarCount
 public let gemmNarrowNR = Vec.scalarCount
-/// Rows per tile: six of two vectors (12 accumulators), eight of one (8 accumulators: as many
-/// chains as cover the fused multiply-add's latency at two per cycle).
+/// Rows per tile: the set's `wideTileRows` of two vectors (12 or 14 accumulators), eight of one
+/// (8 accumulators: as many chains as cover the fused multiply-add's latency at two per cycle).
 public let gemmMR = wideTileRows
 public let gemmNarrowMR = 8
 

@@ -4,7 +4,7 @@ import Synchronization
 /// Runs `count` independent work items on the context's workers: the calling thread and,
 /// when the interpreter has more than one thread, the helpers of its `WorkerPool`.
 ///
-/// Items are handed out one at a time (see `WorkerPool`). Each item computes the same
+/// Items are handed out in runs of neighbours (see `WorkerPool`). Each item computes the same
 /// bits whoever runs it (scratch memory is per worker and fully rewritten by every item),
 /// so results do not depend on the thread count or on timing.
 @inline(__always)

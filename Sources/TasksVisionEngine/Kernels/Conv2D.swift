@@ -156,7 +156,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         }
         if let packed, context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads && flops >= Self.splitMinimumFlops {
             // Too few tiles to keep every thread busy (a 7x7 map is one): on the packed GEMM any
-            // split gives the same values, so split finer (layers of some 20 us and up: below
+            // split gives the same values, so split finer (layers of some 5 us and up: below
             // that, the threads' handover costs more). A pointwise layer splits its columns, so
             // each thread reads its share of the weights (on small maps, more bytes than the
             // input) and the whole input; others split rows, in whole 6-row tiles.

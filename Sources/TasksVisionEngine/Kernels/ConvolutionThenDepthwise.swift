@@ -1,7 +1,9 @@
 import Dispatch
 
 /// A CONV_2D and the DEPTHWISE_CONV_2D right after it that reads its output (the expansion
-/// and depthwise steps of an inverted-residual block), run interleaved on one thread.
+/// and depthwise steps of an inverted-residual block), run interleaved on one thread. Built
+/// where `Interpreter.Options.interleavesBlocks` asks for it: by default on the portable set
+/// only (on the FMA sets the layers one after the other were faster, see that option).
 ///
 /// Run one after the other, the convolution's output (up to 3 MB at 112x112x64) has left the
 /// 2 MB L2 cache by the time the depthwise convolution reads its first rows back. Here each
