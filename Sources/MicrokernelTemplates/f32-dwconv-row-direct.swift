@@ -15,15 +15,15 @@ import TasksVisionKernels
 // one).
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
-    UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
+    loadVec(p)
 }
 @_transparent private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
+    storeVec(v, p)
 }
 
 public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     let s = p.strideW, c = p.channels, taps = p.kH &* p.kW
-    let kyLo = max(0, -p.iy0), kyHi = min(p.kH, p.inH &- p.iy0)
+    let kyLo = maxInt(0, -p.iy0), kyHi = minInt(p.kH, p.inH &- p.iy0)
     guard c >= Vec.scalarCount, kyLo < kyHi, taps > 0 else {
         for ox in 0..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
         return
@@ -36,7 +36,7 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* taps) { buffer in
         guard let inputOffsets = buffer.baseAddress else { return }
         let weightOffsets = inputOffsets + taps
-        for ox in 0..<min(lo, p.outW) {
+        for ox in 0..<minInt(lo, p.outW) {
             let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
             pixels1(p, ox, n, inputOffsets, weightOffsets)
         }
@@ -48,7 +48,7 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
             if ox &+ 2 <= hi { pixels2(p, ox, n, inputOffsets, weightOffsets); ox &+= 2 }
             if ox < hi { pixels1(p, ox, n, inputOffsets, weightOffsets) }
         }
-        for ox in max(hi, lo)..<p.outW {
+        for ox in maxInt(hi, lo)..<p.outW {
             let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
             pixels1(p, ox, n, inputOffsets, weightOffsets)
         }
@@ -59,11 +59,11 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
 /// pixel's window origin into the input and into the weights. Returns their count.
 private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int,
                       _ inputOffsets: UnsafeMutablePointer<Int>, _ weightOffsets: UnsafeMutablePointer<Int>) -> Int {
-    let c = p.channels, rowStep = p.inW &* c
+    let c = p.pixelStride, rowStep = p.inW &* c
     let ix0 = ox &* p.strideW &- p.padLeft
-    let kxLo = max(0, -ix0), kxHi = min(p.kW, p.inW &- ix0)
+    let kxLo = maxInt(0, -ix0), kxHi = minInt(p.kW, p.inW &- ix0)
     var n = 0
-    for kx in kxLo..<max(kxLo, kxHi) {
+    for kx in kxLo..<maxInt(kxLo, kxHi) {
         for ky in kyLo..<kyHi {
             inputOffsets[n] = ky &* rowStep &+ kx &* c
             weightOffsets[n] = (ky &* p.kW &+ kx) &* c
@@ -85,8 +85,8 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 /// `count` (a constant, at most 8) neighbouring pixels from `ox` that share the tap table.
 @inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
                                       _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
-    let V = Vec.scalarCount, c = p.channels, step = p.strideW &* c, ops = p.outputPixelStride
-    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* c
+    let V = Vec.scalarCount, c = p.channels, step = p.strideW &* p.pixelStride, ops = p.outputPixelStride
+    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* p.pixelStride
     let out0 = p.output + ox &* ops
     var ch = 0
     while ch < c {
@@ -124,21 +124,21 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 
 /// One output pixel, leaving out the taps outside the image.
 private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int) {
-    let V = Vec.scalarCount, c = p.channels
+    let V = Vec.scalarCount, c = p.channels, cs = p.pixelStride
     let ix0 = ox &* p.strideW &- p.padLeft
-    let kxLo = max(0, -ix0), kxHi = min(p.kW, p.inW &- ix0)
+    let kxLo = maxInt(0, -ix0), kxHi = minInt(p.kW, p.inW &- ix0)
     let out = p.output + ox &* p.outputPixelStride
-    let origin = p.input + (p.iy0 &* p.inW &+ ix0) &* c
-    let rowStep = p.inW &* c
+    let origin = p.input + (p.iy0 &* p.inW &+ ix0) &* cs
+    let rowStep = p.inW &* cs
     if c >= V {
         var ch = 0
         while ch < c {
             let cb = ch &+ V <= c ? ch : c &- V
             var acc = p.bias.map { load($0 + cb) } ?? Vec()
-            for kx in kxLo..<max(kxLo, kxHi) {
-                for ky in kyLo..<max(kyLo, kyHi) {
-                    let w = load(p.weights + ((ky &* p.kW &+ kx) &* c &+ cb))
-                    acc = madd(acc, load(origin + (ky &* rowStep &+ kx &* c &+ cb)), w)
+            for kx in kxLo..<maxInt(kxLo, kxHi) {
+                for ky in kyLo..<maxInt(kyLo, kyHi) {
+                    let w = load(p.weights + ((ky &* p.kW &+ kx) &* cs &+ cb))
+                    acc = madd(acc, load(origin + (ky &* rowStep &+ kx &* cs &+ cb)), w)
                 }
             }
             store(finish(acc, p, cb), out + cb)
@@ -148,9 +148,9 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     }
     for ch in 0..<c {
         var acc = p.bias?[ch] ?? 0
-        for kx in kxLo..<max(kxLo, kxHi) {
-            for ky in kyLo..<max(kyLo, kyHi) {
-                acc = madd(acc, origin[ky &* rowStep &+ kx &* c &+ ch], p.weights[(ky &* p.kW &+ kx) &* c &+ ch])
+        for kx in kxLo..<maxInt(kxLo, kxHi) {
+            for ky in kyLo..<maxInt(kyLo, kyHi) {
+                acc = madd(acc, origin[ky &* rowStep &+ kx &* cs &+ ch], p.weights[(ky &* p.kW &+ kx) &* cs &+ ch])
             }
         }
         if p.lo > -.infinity || p.hi < .infinity {

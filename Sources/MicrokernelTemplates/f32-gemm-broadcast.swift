@@ -50,15 +50,15 @@ let panelBytes = 24 * 1024
 
 @inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, wide: Bool) {
     let blockBytes = (p.k &+ 1) &* nr &* 4
-    let panel = max(1, panelBytes / max(blockBytes, 1)) &* nr
+    let panel = maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
     var start = 0
     while start < p.n {
-        let end = min(p.n, start &+ panel)
+        let end = minInt(p.n, start &+ panel)
         // Rows in tiles of as even a size as the tile count allows (49 rows: 5 to 6 per tile, not
         // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
         let mr = wide ? gemmMR : gemmNarrowMR
         let tiles = (p.m &+ mr &- 1) / mr
-        let base = p.m / max(tiles, 1), longer = p.m &- base &* tiles
+        let base = p.m / maxInt(tiles, 1), longer = p.m &- base &* tiles
         var m0 = 0
         for t in 0..<tiles {
             let rows = t < longer ? base &+ 1 : base
@@ -117,10 +117,10 @@ let panelBytes = 24 * 1024
 }
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
-    UnsafeRawPointer(p).loadUnaligned(as: Vec.self)
+    loadVec(p)
 }
 @_transparent private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
-    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vec.self)
+    storeVec(v, p)
 }
 
 /// `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) across
@@ -165,7 +165,7 @@ let panelBytes = 24 * 1024
             }
             base &+= p.segmentStride
         }
-        let nc = min(nr, end &- n0)
+        let nc = minInt(nr, end &- n0)
         let c0 = p.c + (m0 &* p.ldc &+ n0)
         // Every row's epilogue before any store, so a residual read in place is read whole.
         if p.residual == nil && p.alpha == nil {
@@ -210,7 +210,7 @@ let panelBytes = 24 * 1024
     let V = Vec.scalarCount
     if let residual = p.residual {
         let r = residual + (row &* p.residualStride &+ n0)
-        let have = min(nc, p.residualChannels &- n0)
+        let have = minInt(nc, p.residualChannels &- n0)
         if have >= nr {
             x = x + load(r)
             if nr > V { y = y + load(r + V) }

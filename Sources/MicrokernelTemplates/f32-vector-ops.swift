@@ -17,3 +17,21 @@
     for i in 0..<Vec.scalarCount { r[i] = v[i] < 0 ? v[i] * a[i] : v[i] }
     return r
 }
+
+/// The vector at `p`, at any alignment. Every step is transparent (a tuple of floats read through
+/// the pointer, then a bit cast: one unaligned vector load), so it is inlined even into the largest
+/// kernels. The generic `loadUnaligned` is an ordinary call the optimizer may leave out of line
+/// there, and did: every residual load of the GEMM tiles became a function call.
+@_transparent func loadVec(_ p: UnsafePointer<Float>) -> Vec {
+    unsafeBitCast(UnsafeRawPointer(p).assumingMemoryBound(to: VecFloats.self).pointee, to: Vec.self)
+}
+
+/// Stores `v` at `p`, at any alignment (one unaligned vector store; transparent, as `loadVec`).
+@_transparent func storeVec(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).assumingMemoryBound(to: VecFloats.self).pointee = unsafeBitCast(v, to: VecFloats.self)
+}
+
+/// `min` and `max` of two Ints, transparent for the same reason as `loadVec` (the generic
+/// `Swift.min` stayed a call in the GEMM tiles, twice per tile).
+@_transparent func minInt(_ a: Int, _ b: Int) -> Int { a < b ? a : b }
+@_transparent func maxInt(_ a: Int, _ b: Int) -> Int { a > b ? a : b }

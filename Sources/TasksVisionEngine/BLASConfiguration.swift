@@ -70,4 +70,22 @@ public enum BLASConfiguration {
         for p in cArgs { free(p) }
         #endif
     }
+
+    /// Runs OpenBLAS on the calling thread only and ends its idle worker threads. The engine
+    /// splits work over threads itself (which keeps results independent of the thread count),
+    /// and OpenBLAS's workers, started when the library loads, poll with `sched_yield` for some
+    /// 2^28 cycles (about 0.1 s) before they sleep: on a two-core machine one of them took the
+    /// processor of an interpreter's helper thread, and the first inferences of a process ran
+    /// at one-thread speed. `blas_thread_shutdown_` is looked up, not linked: builds of OpenBLAS
+    /// without its thread server lack it. A later multi-threaded OpenBLAS call restarts them.
+    static func runSingleThreaded() {
+        openblas_set_num_threads(1)
+        #if os(Linux)
+        typealias Shutdown = @convention(c) () -> Int32
+        // A nil handle is RTLD_DEFAULT: every loaded library.
+        if let symbol = dlsym(nil, "blas_thread_shutdown_") {
+            _ = unsafeBitCast(symbol, to: Shutdown.self)()
+        }
+        #endif
+    }
 }

@@ -69,29 +69,34 @@ extension Graph {
         return nodes.firstIndex { $0.inputs.contains(tensor) }
     }
 
+    /// A zero PAD whose readers are all VALID convolutions (the pose detector's heads share one)
+    /// becomes each one's own padding, as XNNPACK folds it.
     mutating func fusePadIntoConvolution() {
-        var counts = consumerCounts()
+        let counts = consumerCounts()
         var removed = Set<Int>()
         for (pi, pad) in nodes.enumerated() where pad.op == .pad {
             guard pad.inputs.count == 2, let out = pad.outputs.first,
                   let padsData = tensors[pad.inputs[1]].constant, let pads = padsData.ints(), pads.count == 8,
                   tensors[pad.inputs[0]].shape.count == 4,
-                  pads[0] == 0, pads[1] == 0, pads[6] == 0, pads[7] == 0, pads.allSatisfy({ $0 >= 0 }),
-                  let ci = soleConsumer(of: out, counts: counts) else { continue }
-            let conv = nodes[ci]
-            guard conv.inputs.first == out, conv.fusedPadding == nil else { continue }
-            switch conv.options {
-            case .conv2D(let o) where o.padding == .valid: break
-            case .depthwiseConv2D(let o) where o.padding == .valid: break
-            default: continue
+                  pads[0] == 0, pads[1] == 0, pads[6] == 0, pads[7] == 0, pads.allSatisfy({ $0 >= 0 }) else { continue }
+            // Every read of the PAD's output is the first input of one of these (none is a graph output).
+            let readers = nodes.indices.filter { nodes[$0].reads.contains(out) }
+            guard !readers.isEmpty, readers.count == counts[out], readers.allSatisfy({ ci in
+                let conv = nodes[ci]
+                guard conv.inputs.first == out, conv.fusedPadding == nil else { return false }
+                switch conv.options {
+                case .conv2D(let o) where o.padding == .valid: return true
+                case .depthwiseConv2D(let o) where o.padding == .valid: return true
+                default: return false
+                }
+            }) else { continue }
+            for ci in readers {
+                nodes[ci].inputs[0] = pad.inputs[0]
+                nodes[ci].fusedPadding = SpatialPadding(top: pads[2], bottom: pads[3], left: pads[4], right: pads[5])
             }
-            nodes[ci].inputs[0] = pad.inputs[0]
-            nodes[ci].fusedPadding = SpatialPadding(top: pads[2], bottom: pads[3], left: pads[4], right: pads[5])
-            counts[pad.inputs[0]] += 0  // the conv now reads the PAD's input in its place
             removed.insert(pi)
         }
         nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
-        counts = consumerCounts()
     }
 
     func ownActivation(_ node: Node) -> FusedActivation? {

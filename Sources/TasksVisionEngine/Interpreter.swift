@@ -69,9 +69,8 @@ public final class Interpreter {
     let inputPointers: [UnsafeMutablePointer<Float>]
     let outputPointers: [UnsafeMutablePointer<Float>]
 
-    /// Single-threaded BLAS: the engine parallelizes over tiles itself, which keeps
-    /// results independent of the thread count.
-    static let configureBLAS: Void = { openblas_set_num_threads(1) }()
+    /// Single-threaded BLAS with its idle threads ended (`BLASConfiguration.runSingleThreaded`).
+    static let configureBLAS: Void = { BLASConfiguration.runSingleThreaded() }()
 
     /// Upper bound on activation memory, so a hostile shape cannot cause a runaway allocation.
     public static let maximumArenaBytes = 1 << 30
@@ -183,15 +182,16 @@ public final class Interpreter {
         return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
     }
 
-    /// Layers below this much work (about 10 microseconds) run on the calling thread alone: a
-    /// spinning helper joins within a microsecond or two, but tiny layers do not repay it.
-    static let minimumParallelFlops: Double = 3e5
+    /// Layers below this much work (about a microsecond) run on the calling thread alone: a
+    /// polling helper joins within a few hundred nanoseconds, but tinier layers do not repay it
+    /// (`Layer.parallelWork` weighs memory-bound layers in these units).
+    static let minimumParallelFlops: Double = 1.5e5
 
     /// Runs the model on the current inputs.
     public func invoke() {
         let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
-        for layer in layers { layer.run(layer.flops >= Self.minimumParallelFlops ? parallel : serial) }
+        for layer in layers { layer.run(layer.parallelWork >= Self.minimumParallelFlops ? parallel : serial) }
     }
 
     /// Runs the model and accumulates time per op type into `profile`. Layers that run
@@ -209,7 +209,7 @@ public final class Interpreter {
             profile[layer.kind] = p
         }
         for layer in layers {
-            let context = layer.flops >= Self.minimumParallelFlops ? parallel : serial
+            let context = layer.parallelWork >= Self.minimumParallelFlops ? parallel : serial
             if let block = layer as? ConvolutionThenDepthwiseLayer {
                 block.runApart(context, timed: record)
                 continue

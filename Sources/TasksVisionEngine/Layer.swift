@@ -6,6 +6,9 @@ protocol Layer: AnyObject {
     var kind: String { get }
     /// Floating-point operations per run (multiply-add counts as two).
     var flops: Double { get }
+    /// The work that decides whether the layer is split over threads, in flops of a convolution
+    /// (`Interpreter.minimumParallelFlops`); memory-bound layers weigh each element they move.
+    var parallelWork: Double { get }
     /// Floats of scratch memory each worker needs.
     var scratchFloatsPerWorker: Int { get }
     /// Bytes of weights the layer packed at load (in place of the model's).
@@ -13,8 +16,14 @@ protocol Layer: AnyObject {
     func run(_ context: RunContext)
 }
 
+/// How many convolution flops one element read or written by a memory-bound layer weighs, for
+/// `Layer.parallelWork`: a convolution does 50-200 GFLOP/s on one core, a copy moves 5-20
+/// billion floats a second.
+let memoryBoundWorkFactor: Double = 10
+
 extension Layer {
     var flops: Double { 0 }
+    var parallelWork: Double { flops }
     var scratchFloatsPerWorker: Int { 0 }
     var packedWeightBytes: Int { 0 }
 }

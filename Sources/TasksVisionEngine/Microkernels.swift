@@ -19,11 +19,14 @@ struct Microkernels {
         let vectors: Int
         let run: (GEMMArguments) -> Void
     }
-    /// A depthwise row kernel and the fewest channels it runs on vectors.
-    struct DepthwiseRow {
+    /// A row kernel (depthwise convolution, max pooling) and the fewest channels it runs on vectors.
+    struct RowKernel<Arguments> {
         let minimumChannels: Int
-        let run: (DepthwiseRowArguments) -> Void
+        let run: (Arguments) -> Void
     }
+    typealias DepthwiseRow = RowKernel<DepthwiseRowArguments>
+    typealias MaxPoolRow = RowKernel<MaxPoolRowArguments>
+    typealias ResizeRow = RowKernel<ResizeRowArguments>
 
     let set: KernelSet
     /// The GEMMs of 1x1 and KxK convolutions and fully connected layers, widest first.
@@ -31,28 +34,42 @@ struct Microkernels {
     /// Depthwise convolution, one output row per call (one channel per input channel, no
     /// dilation), widest first; the last runs any channel count.
     let depthwiseRows: [DepthwiseRow]
+    /// Max pooling, one output row per call, widest first; the last runs any channel count.
+    let maxPoolRows: [MaxPoolRow]
+    /// Bilinear resize, one output row per call, widest first; the last runs any channel count.
+    let resizeRows: [ResizeRow]
 
     init(_ set: KernelSet) {
         self.set = set
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX2.f32GEMMNarrow)]
         let avx2Depthwise = DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32DepthwiseRow)
+        let avx2MaxPool = MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32MaxPoolRow)
+        let avx2Resize = ResizeRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32ResizeRow)
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX512.f32GEMMNarrow),
                      avx2[1]]
             depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow), avx2Depthwise]
+            maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
+            resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
         case .avx2:
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
+            maxPoolRows = [avx2MaxPool]
+            resizeRows = [avx2Resize]
         case .neon:
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMNarrow)]
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32DepthwiseRow)]
+            maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32MaxPoolRow)]
+            resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
         case .portable:
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
+            maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]
+            resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32ResizeRow)]
         }
     }
 
@@ -73,6 +90,16 @@ struct Microkernels {
     /// The widest depthwise row kernel for `channels`.
     func depthwiseRow(channels: Int) -> ((DepthwiseRowArguments) -> Void)? {
         depthwiseRows.first { channels >= $0.minimumChannels }?.run
+    }
+
+    /// The widest bilinear resize row kernel for `channels`.
+    func resizeRow(channels: Int) -> ((ResizeRowArguments) -> Void)? {
+        resizeRows.first { channels >= $0.minimumChannels }?.run
+    }
+
+    /// The widest max pooling row kernel for `channels`.
+    func maxPoolRow(channels: Int) -> ((MaxPoolRowArguments) -> Void)? {
+        maxPoolRows.first { channels >= $0.minimumChannels }?.run
     }
 
     static let portable = Microkernels(.portable)

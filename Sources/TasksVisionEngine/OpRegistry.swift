@@ -257,7 +257,7 @@ enum OpRegistry {
                                  strideH: o.strideH, strideW: o.strideW, dilationH: 1, dilationW: 1)
         guard input[3] == output[3] else { throw fail(graph, node, "channels change from \(input[3]) to \(output[3])") }
         return MaxPool2DLayer(geometry: g, input: try binder.input(node, 0), output: try binder.output(node),
-                              epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil))
+                              epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil), kernels: binder.kernels)
     }
 
     static func buildPad(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -316,7 +316,8 @@ enum OpRegistry {
             throw fail(graph, node, "size \(size) does not match output \(output)")
         }
         return ResizeBilinearLayer(input: try binder.input(node, 0), output: try binder.output(node), batch: input[0], inH: input[1], inW: input[2],
-                                   channels: input[3], outH: size[0], outW: size[1], alignCorners: alignCorners, halfPixelCenters: halfPixel)
+                                   channels: input[3], outH: size[0], outW: size[1], alignCorners: alignCorners, halfPixelCenters: halfPixel,
+                                   kernels: binder.kernels)
     }
 
     static func buildDepthToSpace(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

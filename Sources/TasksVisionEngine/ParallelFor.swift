@@ -4,33 +4,17 @@ import Synchronization
 /// Runs `count` independent work items on the context's workers: the calling thread and,
 /// when the interpreter has more than one thread, the helpers of its `WorkerPool`.
 ///
-/// Items are handed out in runs of neighbours (see `WorkerPool`). Each item computes the same
-/// bits whoever runs it (scratch memory is per worker and fully rewritten by every item),
-/// so results do not depend on the thread count or on timing.
+/// Each thread starts on its own contiguous share of the items (see `WorkerPool`). Each item
+/// computes the same bits whoever runs it (scratch memory is per worker and fully rewritten by
+/// every item), so results do not depend on the thread count or on timing.
 @inline(__always)
 func parallelFor(_ count: Int, context: RunContext, _ body: (_ item: Int, _ worker: Int) -> Void) {
     guard context.threads > 1, count > 1, count < 1 << 31, let pool = context.pool else {
         for i in 0..<count { body(i, 0) }
         return
     }
-    // Items in at most `chunksPerThread` runs of neighbours per thread: one claim (an atomic
-    // exchange, whose cache line moves between the cores) per run, not per item (a row of a
-    // small pooling layer is under a microsecond of work).
-    let chunks = min(count, chunksPerThread * context.threads)
-    guard chunks < count else {
-        withoutActuallyEscaping(body) { pool.run(count, $0) }
-        return
-    }
-    withoutActuallyEscaping(body) { body in
-        pool.run(chunks) { chunk, worker in
-            for i in (chunk * count / chunks)..<((chunk + 1) * count / chunks) { body(i, worker) }
-        }
-    }
+    withoutActuallyEscaping(body) { pool.run(count, $0) }
 }
-
-/// Runs of items per thread `parallelFor` hands out: enough for a thread that starts late, or is
-/// slowed, to leave the rest to the others.
-let chunksPerThread = 4
 
 /// What runs a layer's items on more than one thread (`WorkerPool`).
 protocol ItemRunner: AnyObject, Sendable {
@@ -52,113 +36,141 @@ func makeWorkerPool(helpers: Int) -> ItemRunner? {
 
 /// Helper threads that stay with an interpreter and poll between layers.
 ///
-/// A layer lasts 10 to 400 microseconds; a thread woken through a condition variable
+/// A layer lasts 2 to 400 microseconds; a thread woken through a condition variable
 /// (or a GCD pool thread) takes 30 to 80 microseconds to start, so it would join most
 /// layers late or not at all. Helpers here poll for the next job for a few milliseconds
 /// after each one (a short spin, then yielding the processor between polls), which spans the
-/// gaps between layers of an inference, and only then sleep until the next job (as
-/// pthreadpool, which XNNPACK uses, does). Polls and item claims are atomic: a lock taken per
-/// poll and per claim (the pool's first form) delayed the helpers' start by microseconds,
-/// which is the length of a short layer's items.
+/// gaps between layers of an inference, and only then sleep until the next job.
+///
+/// Items are shared out as pthreadpool (which XNNPACK uses) shares them: each thread owns a
+/// contiguous range (the same share of every layer, so a thread mostly reads rows it wrote
+/// itself), takes its items one by one from the front, and when its range is empty steals
+/// single items from the back of the others'. Each range sits on its own cache lines, so a
+/// claim is an atomic operation on a line the thread already holds; only steals move lines
+/// between cores. One item at a time keeps the last thread's wait to a fraction of an item.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 final class WorkerPool: ItemRunner, @unchecked Sendable {
-    /// Guards `job`, `sleeping` and `stopping`; sleeping helpers wait on it.
-    private let state = NSCondition()
-    /// Bumped for each job (and to stop); helpers poll it without the lock.
-    private let generation = Atomic<Int>(0)
+    private let threads: Int
+    /// Unclaimed items of each thread, `front | back << 32`, `rangeStride` words apart.
+    private let ranges: UnsafeMutablePointer<Atomic<Int>>
+    /// `generation << 17 | closed << 16 | joined`: the job's number, whether helpers may still
+    /// join it, and how many are in it. Only the caller changes the generation and closed bit.
+    private let control = Atomic<Int>(WorkerPool.closedBit)
+    private let sleepers = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    /// The current job; written by the caller before it opens the job, read by helpers that joined.
     private var job: ((Int, Int) -> Void)?
-    /// Items not yet claimed, front..<back, as `front | back << 32`. The caller takes them from
-    /// the front, helpers from the back, so each thread walks through neighbouring items
-    /// (neighbouring rows share input rows and cache lines) and a late helper finds fewer left.
-    private let items = Atomic<Int>(0)
-    /// Helpers working on the current job.
-    private let joined = Atomic<Int>(0)
-    private var sleeping = 0
-    private var stopping = false
+    /// Sleeping helpers wait on it.
+    private let state = NSCondition()
 
-    /// Polls that only read the generation (or, for the caller, the helpers still working), then
-    /// polls that also yield the processor (each under a microsecond), before a helper sleeps.
+    private static let joinedMask = (1 << 16) - 1
+    private static let closedBit = 1 << 16
+    private static let generationShift = 17
+    /// 128 bytes: a line and the neighbour the adjacent-line prefetcher pulls with it.
+    private static let rangeStride = 16
+
+    /// Polls that only read the control word (or, for the caller, the helpers still working),
+    /// then polls that also yield the processor (each under a microsecond), before a helper sleeps.
     static let spinsBeforeYielding = 1_000
     static let pollsBeforeSleeping = 5_000
 
     init(helpers: Int) {
-        for worker in stride(from: 1, through: helpers, by: 1) {
+        threads = min(helpers, Self.joinedMask - 1) + 1
+        ranges = .allocate(capacity: threads * Self.rangeStride)
+        for i in 0..<(threads * Self.rangeStride) { (ranges + i).initialize(to: Atomic<Int>(0)) }
+        for worker in 1..<threads {
             let thread = Thread { [self] in helperLoop(worker: worker) }
             thread.name = "TasksVision worker \(worker)"
             thread.start()
         }
     }
 
+    // Helpers hold the pool until `stop`, so this runs once they have all returned.
+    deinit {
+        ranges.deinitialize(count: threads * Self.rangeStride)
+        ranges.deallocate()
+    }
+
     func stop() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        control.wrappingAdd(1 << Self.generationShift, ordering: .sequentiallyConsistent)
         state.lock()
-        stopping = true
-        generation.wrappingAdd(1, ordering: .releasing)
         state.broadcast()
         state.unlock()
     }
 
     func run(_ count: Int, _ body: @escaping (Int, Int) -> Void) {
-        state.lock()
         job = body
-        items.store(count << 32, ordering: .relaxed)
-        generation.wrappingAdd(1, ordering: .releasing)
-        if sleeping > 0 { state.broadcast() }
-        state.unlock()
-        while let i = claim(fromFront: true) { body(i, 0) }
-        // Wait for helpers still on their last item; none can join once the items are gone (they
-        // join under the lock, and only while items remain).
-        while true {
-            var spins = 0
-            while joined.load(ordering: .acquiring) > 0 {
-                spins += 1
-                if spins > Self.spinsBeforeYielding { sched_yield() }
-            }
+        for t in 0..<threads {
+            let front = t * count / threads, back = (t + 1) * count / threads
+            ranges[t * Self.rangeStride].store(front | back << 32, ordering: .relaxed)
+        }
+        // The previous job is closed and empty, and only the caller writes these bits, so
+        // nothing else changes the word now. Sequentially consistent with `sleepers`, so
+        // either this sees a helper going to sleep or that helper sees the new job.
+        let generation = control.load(ordering: .relaxed) >> Self.generationShift &+ 1
+        control.store(generation << Self.generationShift, ordering: .sequentiallyConsistent)
+        if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
             state.lock()
-            let busy = joined.load(ordering: .acquiring)
-            if busy == 0 { job = nil }
+            state.broadcast()
             state.unlock()
-            if busy == 0 { return }
+        }
+        work(worker: 0)
+        // Closed, no helper can join; wait for those still on their last item.
+        control.bitwiseOr(Self.closedBit, ordering: .relaxed)
+        var spins = 0
+        while control.load(ordering: .acquiring) & Self.joinedMask != 0 {
+            spins += 1
+            if spins > Self.spinsBeforeYielding { sched_yield() }
+        }
+        job = nil
+    }
+
+    /// A thread's share of the current job: its own range, then items stolen from the others.
+    /// The helper's reference to the job's closure ends when this returns, before it checks out
+    /// (the caller's closure must not outlive `run`).
+    @inline(never)
+    private func work(worker: Int) {
+        guard let body = job else { return }
+        while let i = claim(thread: worker, fromFront: true) { body(i, worker) }
+        for k in 1..<threads {
+            let victim = (worker + k) % threads
+            while let i = claim(thread: victim, fromFront: false) { body(i, worker) }
         }
     }
 
-    /// The helper's share of the current job. Its reference to the job's closure ends when
-    /// this returns, before the helper checks out (the caller's closure must not outlive `run`).
-    @inline(never)
-    private func work(worker: Int) {
-        state.lock()
-        let body = job
-        state.unlock()
-        guard let body else { return }
-        while let i = claim(fromFront: false) { body(i, worker) }
-    }
-
-    /// The front or back item still unclaimed, if any.
+    /// The front or back item still unclaimed in a thread's range, if any.
     @inline(__always)
-    private func claim(fromFront: Bool) -> Int? {
-        var range = items.load(ordering: .relaxed)
+    private func claim(thread: Int, fromFront: Bool) -> Int? {
+        let slot = ranges + thread * Self.rangeStride
+        var range = slot.pointee.load(ordering: .relaxed)
         while true {
             let front = range & 0xFFFF_FFFF, back = range >> 32
             guard front < back else { return nil }
             let claimed = fromFront ? range + 1 : range - (1 << 32)
-            let (exchanged, original) = items.compareExchange(expected: range, desired: claimed, ordering: .relaxed)
+            let (exchanged, original) = slot.pointee.compareExchange(
+                expected: range, desired: claimed, ordering: .relaxed)
             if exchanged { return fromFront ? front : back - 1 }
             range = original
         }
     }
 
-    private var unclaimed: Bool { let range = items.load(ordering: .relaxed); return range & 0xFFFF_FFFF < range >> 32 }
-
     private func helperLoop(worker: Int) {
         var seen = 0
         var polls = 0
         while true {
-            if generation.load(ordering: .acquiring) == seen {
+            let word = control.load(ordering: .acquiring)
+            let generation = word >> Self.generationShift
+            if generation == seen {
                 polls += 1
                 if polls >= Self.pollsBeforeSleeping {
                     state.lock()
-                    sleeping += 1
-                    while generation.load(ordering: .acquiring) == seen && !stopping { state.wait() }
-                    sleeping -= 1
+                    sleepers.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                    while control.load(ordering: .sequentiallyConsistent) >> Self.generationShift == seen
+                        && !stopping.load(ordering: .relaxed) {
+                        state.wait()
+                    }
+                    sleepers.wrappingSubtract(1, ordering: .relaxed)
                     state.unlock()
                     polls = 0
                 } else if polls > Self.spinsBeforeYielding {
@@ -166,15 +178,16 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
                 }
                 continue
             }
-            state.lock()
-            if stopping { state.unlock(); return }
-            seen = generation.load(ordering: .acquiring)
-            guard job != nil, unclaimed else { state.unlock(); continue }
-            joined.wrappingAdd(1, ordering: .relaxed)
-            state.unlock()
+            if stopping.load(ordering: .acquiring) { return }
+            guard word & Self.closedBit == 0 else { seen = generation; continue }
+            // Joining fails when another helper joined first or the caller closed the job: look again.
+            guard control.compareExchange(expected: word, desired: word + 1, ordering: .acquiring).exchanged
+            else { continue }
+            seen = generation
             work(worker: worker)
-            joined.wrappingAdd(-1, ordering: .releasing)
+            control.wrappingSubtract(1, ordering: .releasing)
             polls = 0
         }
     }
 }
+

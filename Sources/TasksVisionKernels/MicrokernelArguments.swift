@@ -66,15 +66,20 @@ public struct DepthwiseRowArguments {
     public var lo: Float
     public var hi: Float
     public var alpha: UnsafePointer<Float>?
+    /// Floats from one input pixel to the next and from one weight tap to the next: the layer's
+    /// channels, when the call computes only `channels` of them (a block of channels, with every
+    /// pointer moved to the block's first).
+    public var pixelStride: Int
 
     public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int, padLeft: Int,
                 iy0: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>,
                 outW: Int, outputPixelStride: Int, lo: Float = -.infinity, hi: Float = .infinity,
-                alpha: UnsafePointer<Float>? = nil) {
+                alpha: UnsafePointer<Float>? = nil, pixelStride: Int? = nil) {
         self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
         self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0; self.weights = weights; self.bias = bias
         self.output = output; self.outW = outW; self.outputPixelStride = outputPixelStride
         self.lo = lo; self.hi = hi; self.alpha = alpha
+        self.pixelStride = pixelStride ?? channels
     }
 }
 
@@ -106,4 +111,51 @@ public final class PackedWeights {
     }
 
     deinit { data.deallocate() }
+}
+
+/// One output row of a max pooling: each output the largest input of its window (taps outside
+/// the image are left out; a NaN input is passed over, as `max(x, m)` with `m` starting at -inf).
+public struct MaxPoolRowArguments {
+    /// Image base (NHWC, one image) and its size.
+    public var input: UnsafePointer<Float>
+    public var inH: Int
+    public var inW: Int
+    public var channels: Int
+    public var kH: Int
+    public var kW: Int
+    public var strideW: Int
+    public var padLeft: Int
+    /// The input row of tap ky = 0 (negative above the image).
+    public var iy0: Int
+    public var output: UnsafeMutablePointer<Float>
+    public var outW: Int
+
+    public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
+                padLeft: Int, iy0: Int, output: UnsafeMutablePointer<Float>, outW: Int) {
+        self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
+        self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0; self.output = output; self.outW = outW
+    }
+}
+
+/// One output row of a bilinear resize: output pixel `x`, channel `c`, from the two input rows
+/// at the pixels `xLow[x]` and `xHigh[x]` (offsets in floats), as XNNPACK's ibilinear kernels
+/// weigh them: top = tl + (tr - tl) * xFraction[x], bottom likewise, out = top + (bottom - top) *
+/// yFraction (each product and sum rounded, on x86; fused on arm64, as XNNPACK's neonfma kernel).
+public struct ResizeRowArguments {
+    public var top: UnsafePointer<Float>
+    public var bottom: UnsafePointer<Float>
+    public var xLow: UnsafePointer<Int>
+    public var xHigh: UnsafePointer<Int>
+    public var xFraction: UnsafePointer<Float>
+    public var yFraction: Float
+    public var channels: Int
+    public var output: UnsafeMutablePointer<Float>
+    public var outW: Int
+
+    public init(top: UnsafePointer<Float>, bottom: UnsafePointer<Float>, xLow: UnsafePointer<Int>, xHigh: UnsafePointer<Int>,
+                xFraction: UnsafePointer<Float>, yFraction: Float, channels: Int, output: UnsafeMutablePointer<Float>,
+                outW: Int) {
+        self.top = top; self.bottom = bottom; self.xLow = xLow; self.xHigh = xHigh; self.xFraction = xFraction
+        self.yFraction = yFraction; self.channels = channels; self.output = output; self.outW = outW
+    }
 }

@@ -2,6 +2,8 @@
 // vectors. Package.swift builds this target with `-target-cpu haswell` on x86-64; nothing here
 // runs unless the CPU has AVX2 and FMA (`KernelSet.avx2.isSupported`).
 typealias Vec = SIMD8<Float>
+/// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
+typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
 @_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
@@ -10,3 +12,8 @@ typealias Vec = SIMD8<Float>
 /// Rows of the two-vector GEMM tile: 12 accumulators, with the two weight vectors and a
 /// broadcast, fit the set's 16 vector registers.
 let wideTileRows = 6
+
+/// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
+/// its x86 configurations use on every CPU).
+@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }
+@_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a + d * t }

@@ -2,6 +2,9 @@
 // Package.swift builds this target with `-target-cpu skylake-avx512` on x86-64; nothing here
 // runs unless the CPU has AVX-512 F/DQ/BW/VL/CD (`KernelSet.avx512.isSupported`).
 typealias Vec = SIMD16<Float>
+/// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
+typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float,
+                       Float, Float, Float, Float, Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
 @_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
@@ -10,3 +13,8 @@ typealias Vec = SIMD16<Float>
 /// Rows of the two-vector GEMM tile: 14 accumulators, with the two weight vectors and a
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 7
+
+/// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
+/// its x86 configurations use on every CPU).
+@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }
+@_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a + d * t }

@@ -2,6 +2,8 @@
 // Advanced SIMD has fused multiply-add in arm64's baseline, so `addingProduct` is one `fmla`
 // without target flags. Selected only on arm64 (`KernelSet.neon.isSupported`).
 typealias Vec = SIMD4<Float>
+/// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
+typealias VecFloats = (Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
 @_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
@@ -10,3 +12,7 @@ typealias Vec = SIMD4<Float>
 /// Rows of the two-vector GEMM tile: 12 accumulators, with the two weight vectors and a
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 6
+
+/// `a + d * t` rounded once, as XNNPACK's neonfma ibilinear kernel (`vfmaq_f32`).
+@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a.addingProduct(d, t) }
+@_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a.addingProduct(d, t) }

@@ -4,9 +4,16 @@
 // exact in Double, so the sum rounds once to float (it can differ only when the Double sum lands
 // exactly halfway between two floats, one in 2^29 of inexact sums). Its GEMMs are OpenBLAS's.
 typealias Vec = SIMD8<Float>
+/// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
+typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once to float, through Double.
 @_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec {
     Vec(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
 }
 @_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { Float(Double(x) * Double(w) + Double(acc)) }
+
+/// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
+/// its x86 configurations use on every CPU).
+@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }
+@_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a + d * t }

@@ -331,21 +331,32 @@ final class KernelTests: KernelTestCase {
     // MARK: other ops
 
     func testMaxPool() {
-        for (h, w, c, k, s, pt, pl) in [(7, 9, 5, 2, 2, 0, 0), (6, 6, 13, 3, 2, 1, 1), (1, 1, 3, 2, 2, 0, 0)] {
-            let oh = (h + s - 1) / s, ow = (w + s - 1) / s
-            let input = random(h * w * c)
-            var ref = [Float](repeating: -.infinity, count: oh * ow * c)
-            for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
-                for ky in 0..<k { for kx in 0..<k {
-                    let iy = oy * s - pt + ky, ix = ox * s - pl + kx
-                    if iy >= 0 && iy < h && ix >= 0 && ix < w { ref[(oy * ow + ox) * c + ch] = max(ref[(oy * ow + ox) * c + ch], input[(iy * w + ix) * c + ch]) }
-                } }
-            } } }
-            let inB = Buffer(input), outB = Buffer(zeros: ref.count)
-            MaxPool2DLayer(geometry: ConvGeometry(batch: 1, inH: h, inW: w, inC: c, outH: oh, outW: ow, outC: c, kH: k, kW: k,
-                                                  strideH: s, strideW: s, padTop: pt, padLeft: pl),
-                           input: inB.pointer, output: outB.pointer, epilogue: Epilogue()).run(context)
-            assertClose(outB.values, ref, tolerance: 0, "maxpool \(h)x\(w)x\(c)")
+        // Channel counts below, at and past each set's vector (the overlapping last block), full
+        // 2x2 windows, clipped windows at the padded edges, 3x3 windows, and NaN inputs.
+        let cases = [(7, 9, 5, 2, 2, 0, 0), (6, 6, 13, 3, 2, 1, 1), (1, 1, 3, 2, 2, 0, 0), (8, 10, 28, 2, 2, 0, 0),
+                     (9, 7, 37, 2, 2, 0, 0), (11, 12, 16, 3, 2, 1, 1), (5, 6, 8, 3, 1, 1, 1), (6, 7, 20, 2, 1, 0, 1)]
+        for set in KernelSet.supported() {
+            for (h, w, c, k, s, pt, pl) in cases {
+                let oh = (h + s - 1) / s, ow = (w + s - 1) / s
+                var input = random(h * w * c, -3, 3)
+                input[(h * w * c) / 3] = .nan
+                var ref = [Float](repeating: -.infinity, count: oh * ow * c)
+                for oy in 0..<oh { for ox in 0..<ow { for ch in 0..<c {
+                    for ky in 0..<k { for kx in 0..<k {
+                        let iy = oy * s - pt + ky, ix = ox * s - pl + kx
+                        guard iy >= 0 && iy < h && ix >= 0 && ix < w else { continue }
+                        let x = input[(iy * w + ix) * c + ch], at = (oy * ow + ox) * c + ch
+                        if x > ref[at] { ref[at] = x }
+                    } }
+                } } }
+                let inB = Buffer(input), outB = Buffer(zeros: ref.count)
+                MaxPool2DLayer(geometry: ConvGeometry(batch: 1, inH: h, inW: w, inC: c, outH: oh, outW: ow, outC: c, kH: k,
+                                                      kW: k, strideH: s, strideW: s, padTop: pt, padLeft: pl),
+                               input: inB.pointer, output: outB.pointer, epilogue: Epilogue(),
+                               kernels: Microkernels(set)).run(context)
+                let differ = zip(outB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
+                XCTAssertEqual(differ, 0, "\(set) maxpool \(h)x\(w)x\(c) k\(k) s\(s): outputs that differ")
+            }
         }
     }
 
@@ -389,8 +400,11 @@ final class KernelTests: KernelTestCase {
     /// out here scalar): bit for bit, in the half-pixel, legacy and align-corners modes; and
     /// within float rounding of the textbook interpolation.
     func testResizeBilinearAsXNNPACK() {
-        for (alignCorners, halfPixel) in [(false, true), (false, false), (true, false)] {
-            let (h, w, c, oh, ow) = (3, 5, 11, 7, 10)
+        // Every set's row kernel; 37 channels run on vectors with an overlapping last block.
+        let modes = [(false, true), (false, false), (true, false)]
+        let cases = KernelSet.supported().flatMap { set in [11, 37].flatMap { c in modes.map { (set, c, $0.0, $0.1) } } }
+        for (set, c, alignCorners, halfPixel) in cases {
+            let (h, w, oh, ow) = (3, 5, 7, 10)
             let input = random(h * w * c)
             func axis(_ out: Int, _ size: Int) -> [(Int, Int, Float)] {
                 let adjust = alignCorners && out != 1 ? 1 : 0
@@ -409,16 +423,19 @@ final class KernelTests: KernelTestCase {
                 let (y0, y1, ay) = ys[y], (x0, x1, ax) = xs[x]
                 for ch in 0..<c {
                     func p(_ yy: Int, _ xx: Int) -> Float { input[(yy * w + xx) * c + ch] }
-                    let top = p(y0, x0) + (p(y0, x1) - p(y0, x0)) * ax, bottom = p(y1, x0) + (p(y1, x1) - p(y1, x0)) * ax
-                    ref[(y * ow + x) * c + ch] = top + (bottom - top) * ay
+                    // XNNPACK's arm64 kernel fuses each product into its sum; its x86 kernel is SSE.
+                    func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { set == .neon ? a.addingProduct(d, t) : a + d * t }
+                    let top = lerp(p(y0, x0), p(y0, x1) - p(y0, x0), ax), bottom = lerp(p(y1, x0), p(y1, x1) - p(y1, x0), ax)
+                    ref[(y * ow + x) * c + ch] = lerp(top, bottom - top, ay)
                     textbook[(y * ow + x) * c + ch] = p(y0, x0) * (1 - ay) * (1 - ax) + p(y1, x0) * ay * (1 - ax) + p(y0, x1) * (1 - ay) * ax + p(y1, x1) * ay * ax
                 }
             } }
             let inB = Buffer(input), oB = Buffer(zeros: ref.count)
             ResizeBilinearLayer(input: inB.pointer, output: oB.pointer, batch: 1, inH: h, inW: w, channels: c, outH: oh, outW: ow,
-                                alignCorners: alignCorners, halfPixelCenters: halfPixel).run(context)
-            assertClose(oB.values, ref, tolerance: 0, "resize align \(alignCorners) half-pixel \(halfPixel)")
-            assertClose(oB.values, textbook, tolerance: 1e-6, "resize align \(alignCorners) half-pixel \(halfPixel), textbook")
+                                alignCorners: alignCorners, halfPixelCenters: halfPixel, kernels: Microkernels(set)).run(context)
+            let what = "\(set) resize \(c) channels, align \(alignCorners) half-pixel \(halfPixel)"
+            XCTAssertEqual(zip(oB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count, 0, what)
+            assertClose(oB.values, textbook, tolerance: 1e-6, "\(what), textbook")
         }
     }
 
@@ -436,11 +453,15 @@ final class KernelTests: KernelTestCase {
         XCTAssertEqual(cB.values, Array(a[0..<3]) + Array(b[0..<4]) + Array(a[3..<6]) + Array(b[4..<8]))
         let d = Array((0..<(2 * 2 * 8)).map(Float.init))
         let dB = Buffer(d), eB = Buffer(zeros: 32)
-        DepthToSpaceLayer(input: dB.pointer, output: eB.pointer, batch: 1, inH: 2, inW: 2, inC: 8, block: 2).run(context)
+        let depthToSpace = DepthToSpaceLayer(input: dB.pointer, output: eB.pointer, batch: 1, inH: 2, inW: 2, inC: 8, block: 2)
+        depthToSpace.run(context)
         // Output (y, x, c) reads input (y/2, x/2, ((y%2)*2 + x%2)*2 + c).
+        var expected = [Float]()
         for y in 0..<4 { for x in 0..<4 { for c in 0..<2 {
-            XCTAssertEqual(eB.values[(y * 4 + x) * 2 + c], d[((y / 2) * 2 + x / 2) * 8 + ((y % 2) * 2 + x % 2) * 2 + c])
+            expected.append(d[((y / 2) * 2 + x / 2) * 8 + ((y % 2) * 2 + x % 2) * 2 + c])
         } } }
+        XCTAssertEqual(eB.values, expected)
+        XCTAssertEqual(runThreaded(depthToSpace, output: eB.pointer, count: 32), expected, "depth to space on three threads")
     }
 
     func testReduceSoftmaxGatherSliceUnpack() {

@@ -112,6 +112,8 @@ final class MicrokernelTests: KernelTestCase {
             (C(h: 20, w: 20, cin: 40, cout: 96, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .reluN1To1), false, false),
             (C(h: 7, w: 7, cin: 112, cout: 400, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), false, true),
             (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
+            // Split over threads in row items finer than the 96-row tiles.
+            (C(h: 24, w: 24, cin: 32, cout: 64, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
@@ -133,6 +135,9 @@ final class MicrokernelTests: KernelTestCase {
                 layer.run(context)
                 let differ = zip(outB.values, ref.chain).filter { $0.0.bitPattern != $0.1.bitPattern }.count
                 XCTAssertEqual(differ, 0, "\(set) conv \(c): outputs that differ from XNNPACK's chain")
+                let split = runThreaded(layer, output: outB.pointer, count: ref.chain.count)
+                XCTAssertEqual(zip(split, ref.chain).filter { $0.0.bitPattern != $0.1.bitPattern }.count, 0,
+                               "\(set) conv \(c) on three threads: outputs that differ from XNNPACK's chain")
                 if c.cin * c.k * c.k >= 7 {
                     XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth")
                 }
@@ -174,6 +179,10 @@ final class MicrokernelTests: KernelTestCase {
             C(h: 17, w: 20, cin: 6, cout: 6, k: 5, stride: 3, padTop: 2, padLeft: 1, padBottom: 2, padRight: 2),
             C(h: 34, w: 34, cin: 3, cout: 3, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 35, w: 34, cin: 48, cout: 48, k: 4, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1),
+            // Few rows and many channels: on three threads, rows split into blocks of channels
+            // (the last block not a whole number of vectors).
+            C(h: 7, w: 7, cin: 200, cout: 200, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2, act: .relu6),
+            C(h: 9, w: 8, cin: 72, cout: 72, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
         ]
         for set in fmaSets {
             for (index, c) in cases.enumerated() {
@@ -198,6 +207,12 @@ final class MicrokernelTests: KernelTestCase {
                 layer.run(context)
                 let differ = zip(outB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count
                 XCTAssertEqual(differ, 0, "\(set) depthwise \(c): outputs that differ from XNNPACK's chain")
+                let split = runThreaded(layer, output: outB.pointer, count: ref.count)
+                XCTAssertEqual(zip(split, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count, 0,
+                               "\(set) depthwise \(c) on three threads: outputs that differ from XNNPACK's chain")
+                if c.h * c.stride < 24 && c.cin >= 64 {
+                    XCTAssertGreaterThan(layer.channelBlocks(threads: 3), 1, "\(c): rows split into channel blocks")
+                }
                 if ref.count > 50 { XCTAssertGreaterThan(zip(plain, ref).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth") }
             }
         }

@@ -73,6 +73,27 @@ class KernelTestCase: XCTestCase {
         return RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: 1 << 21)
     }()
 
+    /// Three threads (two helpers), for the layers' splits over threads: each must give the
+    /// one-thread context's bits.
+    lazy var threaded: RunContext = {
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 << 21)
+        return RunContext(threads: 3, scratch: scratch, scratchFloatsPerWorker: 1 << 21, pool: makeWorkerPool(helpers: 2))
+    }()
+    private var usedThreaded = false
+
+    override func tearDown() {
+        if usedThreaded { threaded.pool?.stop(); threaded.scratch.deallocate(); usedThreaded = false }
+        super.tearDown()
+    }
+
+    /// Runs `layer` on three threads and returns its output (`count` floats at `output`).
+    func runThreaded(_ layer: Layer, output: UnsafeMutablePointer<Float>, count: Int) -> [Float] {
+        usedThreaded = true
+        output.update(repeating: .nan, count: count)
+        layer.run(threaded)
+        return Array(UnsafeBufferPointer(start: output, count: count))
+    }
+
     deinit { context.scratch.deallocate() }
 
     /// A depthwise convolution as XNNPACK sums it (`chain`: from the bias, taps column by column,

@@ -114,30 +114,61 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
     enum Layout { case same, scalarB, scalarA, trailingB, trailingA, strided }
     private(set) var layout: Layout = .strided
 
+    /// Memory-bound: each output reads two operands.
+    var parallelWork: Double { Double(count) * memoryBoundWorkFactor }
+
+    /// Rows of the output per item: about 16K floats (64 KB), so each item's epilogue runs on
+    /// values still in the first-level cache, and a large map splits over the threads.
+    var rowsPerItem: Int { max(1, 16_384 / channels) }
+
     func run(_ context: RunContext) {
+        guard layout != .strided else {
+            strided()
+            epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
+            return
+        }
+        let rows = count / channels, per = rowsPerItem
+        parallelFor((rows + per - 1) / per, context: context) { item, _ in
+            let first = item * per, last = min(rows, first + per)
+            compute(first * channels, last * channels)
+            epilogue.apply(output + first * channels, rows: last - first, channels: channels, stride: channels,
+                           firstRow: first)
+        }
+    }
+
+    /// Outputs start..<end of the layouts that are not `.strided`.
+    @inline(__always)
+    private func compute(_ start: Int, _ end: Int) {
         switch layout {
         case .same:
-            same(output, a, b, count)
+            same(output + start, a + start, b + start, end - start)
         case .scalarB:
             let s = b[0], s8 = SIMD8<Float>(repeating: s)
-            var i = 0
-            while i + 8 <= count { store8(F.apply(load8(a + i), s8), output + i); i += 8 }
-            while i < count { output[i] = F.apply(a[i], s); i += 1 }
+            var i = start
+            while i + 8 <= end { store8(F.apply(load8(a + i), s8), output + i); i += 8 }
+            while i < end { output[i] = F.apply(a[i], s); i += 1 }
         case .scalarA:
             let s = a[0], s8 = SIMD8<Float>(repeating: s)
-            var i = 0
-            while i + 8 <= count { store8(F.apply(s8, load8(b + i)), output + i); i += 8 }
-            while i < count { output[i] = F.apply(s, b[i]); i += 1 }
+            var i = start
+            while i + 8 <= end { store8(F.apply(s8, load8(b + i)), output + i); i += 8 }
+            while i < end { output[i] = F.apply(s, b[i]); i += 1 }
         case .trailingB:
-            var off = 0
-            while off < count { same(output + off, a + off, b, bCount); off += bCount }
+            var i = start
+            while i < end {
+                let j = i % bCount, n = min(end - i, bCount - j)
+                same(output + i, a + i, b + j, n)
+                i += n
+            }
         case .trailingA:
-            var off = 0
-            while off < count { same(output + off, a, b + off, aCount); off += aCount }
+            var i = start
+            while i < end {
+                let j = i % aCount, n = min(end - i, aCount - j)
+                same(output + i, a + j, b + i, n)
+                i += n
+            }
         case .strided:
-            strided()
+            break
         }
-        epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
     }
 
     /// True when the operand is exactly the innermost `n` elements of the output, repeated.

@@ -88,8 +88,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// Rows per tile on an FMA kernel set: a multiple of the microkernel's 6 rows, short enough
     /// for the tile's output (and its im2col rows) to stay in L2 for the next layer.
     static let packedTileRows = 96
-    /// Work from which a layer with too few tiles for the threads splits finer.
+    /// Work from which a layer on the packed GEMM splits finer than its tiles over the threads.
     static let splitMinimumFlops: Double = 1e6
+    /// Row items per thread the finer split aims at, and the fewest rows in one (two 7-row tiles).
+    static let itemsPerThread = 8
+    static let minimumItemRows = 14
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable) {
@@ -154,22 +157,27 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             singleChannel(context)
             return
         }
-        if let packed, context.threads > 1 && g.batch == 1 && tileCount < 2 * context.threads && flops >= Self.splitMinimumFlops {
-            // Too few tiles to keep every thread busy (a 7x7 map is one): on the packed GEMM any
-            // split gives the same values, so split finer (layers of some 5 us and up: below
-            // that, the threads' handover costs more). A pointwise layer splits its columns, so
-            // each thread reads its share of the weights (on small maps, more bytes than the
-            // input) and the whole input; others split rows, in whole 6-row tiles.
-            let parts = min(packed.blocks, 2 * context.threads)
-            if pointwise && parts >= context.threads {
-                let blocks = packed.blocks
-                parallelFor(parts, context: context) { item, _ in
-                    packed.multiply(input, lda: g.inC, rows: pixels, into: output, ldc: g.outC, firstRow: 0,
-                                    slice: (item * blocks / parts)..<((item + 1) * blocks / parts))
+        if let packed, context.threads > 1 && g.batch == 1 && flops >= Self.splitMinimumFlops {
+            // On the packed GEMM any split gives the same values; items are about `itemsPerThread`
+            // per thread, so the last thread to finish waits for a fraction of a small item, not
+            // of a 96-row tile. A pointwise layer with too few tiles for the threads (a 7x7 map is
+            // one) splits its columns too, so each thread reads its share of the weights (on small
+            // maps, more bytes than the input), in as many row parts as keep 14 rows or more in
+            // each (3 column blocks alone would leave one thread twice the other's work).
+            let target = Self.itemsPerThread * context.threads
+            if pointwise && tileCount < 2 * context.threads && packed.blocks >= 2 {
+                let blocks = packed.blocks, columnParts = min(blocks, target)
+                let rowParts = max(1, min((target + columnParts - 1) / columnParts, pixels / Self.minimumItemRows))
+                parallelFor(rowParts * columnParts, context: context) { item, _ in
+                    let r = item / columnParts, c = item % columnParts
+                    let r0 = r * pixels / rowParts, r1 = (r + 1) * pixels / rowParts
+                    packed.multiply(input + r0 * g.inC, lda: g.inC, rows: r1 - r0, into: output + r0 * g.outC, ldc: g.outC,
+                                    firstRow: r0, slice: (c * blocks / columnParts)..<((c + 1) * blocks / columnParts))
                 }
                 return
             }
-            let rows = ((pixels + 2 * context.threads - 1) / (2 * context.threads) + 5) / 6 * 6
+            let wanted = (pixels + target - 1) / target
+            let rows = min(tileRows, max(Self.minimumItemRows, wanted))
             parallelFor((pixels + rows - 1) / rows, context: context) { item, worker in
                 let p0 = item * rows
                 compute(image: 0, firstPixel: p0, count: min(rows, pixels - p0), into: output + p0 * g.outC,

@@ -12,14 +12,17 @@ final class DepthToSpaceLayer: Layer {
         self.batch = batch; self.inH = inH; self.inW = inW; self.inC = inC; self.block = block
     }
 
+    /// Memory-bound: each element is read and written once.
+    var parallelWork: Double { Double(batch * inH * inW * inC) * memoryBoundWorkFactor }
+
     func run(_ context: RunContext) {
         let outC = inC / (block * block), outW = inW * block, outH = inH * block
-        for n in 0..<batch {
-            for oy in 0..<outH {
-                for ox in 0..<outW {
-                    let src = input + ((n * inH + oy / block) * inW + ox / block) * inC + ((oy % block) * block + ox % block) * outC
-                    (output + ((n * outH + oy) * outW + ox) * outC).update(from: src, count: outC)
-                }
+        parallelFor(batch * outH, context: context) { item, _ in
+            let n = item / outH, oy = item % outH
+            let row = input + ((n * inH + oy / block) * inW) * inC + (oy % block) * block * outC
+            let out = output + (n * outH + oy) * outW * outC
+            for ox in 0..<outW {
+                (out + ox * outC).update(from: row + (ox / block) * inC + (ox % block) * outC, count: outC)
             }
         }
     }

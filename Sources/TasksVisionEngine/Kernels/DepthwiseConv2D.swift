@@ -80,7 +80,37 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             }
             return
         }
-        parallelFor(g.batch * g.outH, context: context) { item, _ in row(item) }
+        let rows = g.batch * g.outH, split = channelBlocks(threads: context.threads)
+        guard split > 1 else {
+            parallelFor(rows, context: context) { item, _ in row(item) }
+            return
+        }
+        // Few rows for the threads (a 7x7 map has 7): rows x blocks of channels, so the threads
+        // share the work evenly. Each output is the same chain whichever call computes it.
+        let units = g.inC / Self.channelBlockUnit
+        parallelFor(rows * split, context: context) { item, _ in
+            let b = item % split
+            let first = b * units / split * Self.channelBlockUnit
+            let end = b == split - 1 ? g.inC : (b + 1) * units / split * Self.channelBlockUnit
+            row(item / split, channels: first..<end)
+        }
+    }
+
+    /// Items per thread a split by channel blocks aims at, and the channels a block is made of
+    /// (a multiple of every set's vector).
+    static let itemsPerThread = 8
+    static let channelBlockUnit = 16
+
+    /// Blocks of channels each output row is split into on `threads` threads: 1 (whole rows)
+    /// unless the rows are too few to share evenly and the row kernel can take a block.
+    func channelBlocks(threads: Int) -> Int {
+        let rows = g.batch * g.outH
+        guard threads > 1, rowKernel != nil, epilogue.activation != .tanh, rows < Self.itemsPerThread * threads else {
+            return 1
+        }
+        let wanted = (Self.itemsPerThread * threads + rows - 1) / rows
+        let most = g.inC / (2 * Self.channelBlockUnit)
+        return most >= 2 ? min(wanted, most) : 1
     }
 
     /// Zeroes the border of the zero-bordered copy at `dst` (the copy overwrites the rest).
@@ -279,6 +309,21 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             let os = outputPixelStride
             for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
         }
+    }
+
+    /// Channels `channels` of output row `item` (the row kernel on one block of channels).
+    func row(_ item: Int, channels: Range<Int>) {
+        guard let rowKernel else { return }
+        let n = item / g.outH, oy = item % g.outH, c0 = channels.lowerBound
+        let out = output + (n * g.outH + oy) * g.outW * outputPixelStride + c0
+        var args = rowArguments(input: input + n * g.inH * g.inW * g.inC + c0, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
+                                iy0: oy * g.strideH - g.padTop, output: out)
+        args.channels = channels.count
+        args.pixelStride = g.inC
+        args.weights += c0
+        args.bias = args.bias.map { $0 + c0 }
+        args.alpha = args.alpha.map { $0 + c0 }
+        rowKernel(args)
     }
 
     /// The row kernel's arguments for one output row written at `output`, read from an image of
