@@ -43,8 +43,10 @@ let package = Package(
         .target(name: "TasksVisionKernelsPortable", dependencies: ["TasksVisionKernels"]),
         // Layer 2c: the tensor engine (graph, memory plan, layers), taking its microkernels from
         // the set chosen for the CPU.
+        // Which processor a thread runs on (the worker pool moves a helper off its caller's).
+        .target(name: "CProcessorInfo"),
         .target(name: "TasksVisionEngine", dependencies: [
-            "TasksVisionFormat", "COpenBLAS", "TasksVisionKernels",
+            "TasksVisionFormat", "COpenBLAS", "CProcessorInfo", "TasksVisionKernels",
             "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON", "TasksVisionKernelsPortable",
         ]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).

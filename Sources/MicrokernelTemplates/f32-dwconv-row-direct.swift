@@ -17,6 +17,13 @@ import TasksVisionKernels
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     loadVec(p)
 }
+private typealias Floats4 = (Float, Float, Float, Float)
+@_transparent private func load4(_ p: UnsafePointer<Float>) -> SIMD4<Float> {
+    unsafeBitCast(UnsafeRawPointer(p).assumingMemoryBound(to: Floats4.self).pointee, to: SIMD4<Float>.self)
+}
+@_transparent private func store4(_ v: SIMD4<Float>, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).assumingMemoryBound(to: Floats4.self).pointee = unsafeBitCast(v, to: Floats4.self)
+}
 @_transparent private func store(_ v: Vec, _ p: UnsafeMutablePointer<Float>) {
     storeVec(v, p)
 }
@@ -24,7 +31,7 @@ import TasksVisionKernels
 public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     let s = p.strideW, c = p.channels, taps = p.kH &* p.kW
     let kyLo = maxInt(0, -p.iy0), kyHi = minInt(p.kH, p.inH &- p.iy0)
-    guard c >= Vec.scalarCount, kyLo < kyHi, taps > 0 else {
+    guard c >= 4, kyLo < kyHi, taps > 0 else {
         for ox in 0..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
         return
     }
@@ -36,6 +43,26 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* taps) { buffer in
         guard let inputOffsets = buffer.baseAddress else { return }
         let weightOffsets = inputOffsets + taps
+        if c < Vec.scalarCount {
+            // Fewer channels than a vector (a 4-channel head): pixel by pixel on 128-bit vectors,
+            // the interior pixels sharing one table.
+            // the interior pixels sharing one table, four at a time (four chains in flight).
+            for ox in 0..<minInt(lo, p.outW) {
+                let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
+                narrowPixels(p, ox, 1, n, inputOffsets, weightOffsets)
+            }
+            if lo < hi {
+                let n = tapTable(p, lo, kyLo, kyHi, inputOffsets, weightOffsets)
+                var ox = lo
+                while ox &+ 4 <= hi { narrowPixels(p, ox, 4, n, inputOffsets, weightOffsets); ox &+= 4 }
+                while ox < hi { narrowPixels(p, ox, 1, n, inputOffsets, weightOffsets); ox &+= 1 }
+            }
+            for ox in maxInt(hi, lo)..<p.outW {
+                let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
+                narrowPixels(p, ox, 1, n, inputOffsets, weightOffsets)
+            }
+            return
+        }
         for ox in 0..<minInt(lo, p.outW) {
             let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
             pixels1(p, ox, n, inputOffsets, weightOffsets)
@@ -122,6 +149,47 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     }
 }
 
+/// `count` (1 or 4) neighbouring output pixels of 4 to `Vec.scalarCount` - 1 channels that share
+/// a tap table, in blocks of four channels (the last ending at the last channel).
+@inline(never) private func narrowPixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
+                                         _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
+    let c = p.channels, step = p.strideW &* p.pixelStride, ops = p.outputPixelStride
+    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* p.pixelStride
+    let out = p.output + ox &* ops
+    var ch = 0
+    while ch < c {
+        let cb = ch &+ 4 <= c ? ch : c &- 4
+        let b = p.bias.map { load4($0 + cb) } ?? SIMD4<Float>()
+        var a0 = b, a1 = b, a2 = b, a3 = b
+        let q0 = origin + cb, q1 = q0 + step, q2 = q1 + step, q3 = q2 + step
+        for t in 0..<taps {
+            let o = inputOffsets[t], w = load4(p.weights + (weightOffsets[t] &+ cb))
+            a0 = madd4(a0, load4(q0 + o), w)
+            if count > 1 {
+                a1 = madd4(a1, load4(q1 + o), w); a2 = madd4(a2, load4(q2 + o), w); a3 = madd4(a3, load4(q3 + o), w)
+            }
+        }
+        store4(finish4(a0, p, cb), out + cb)
+        if count > 1 {
+            store4(finish4(a1, p, cb), out + (ops &+ cb)); store4(finish4(a2, p, cb), out + (2 &* ops &+ cb))
+            store4(finish4(a3, p, cb), out + (3 &* ops &+ cb))
+        }
+        ch &+= 4
+    }
+}
+
+/// The clamp, then PReLU, on channels cb..<cb + 4.
+@_transparent private func finish4(_ acc: SIMD4<Float>, _ p: DepthwiseRowArguments, _ cb: Int) -> SIMD4<Float> {
+    var v = acc
+    for i in 0..<4 {
+        var x = v[i]
+        if p.lo > -.infinity || p.hi < .infinity { let y = p.lo > x ? p.lo : x; x = p.hi < y ? p.hi : y }
+        if let alpha = p.alpha, x < 0 { x *= alpha[cb &+ i] }
+        v[i] = x
+    }
+    return v
+}
+
 /// One output pixel, leaving out the taps outside the image.
 private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int) {
     let V = Vec.scalarCount, c = p.channels, cs = p.pixelStride
@@ -143,6 +211,23 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
             }
             store(finish(acc, p, cb), out + cb)
             ch &+= V
+        }
+        return
+    }
+    if c >= 4 {
+        // Fewer channels than a vector: blocks of four, the last ending at the last channel.
+        var ch = 0
+        while ch < c {
+            let cb = ch &+ 4 <= c ? ch : c &- 4
+            var acc = p.bias.map { load4($0 + cb) } ?? SIMD4<Float>()
+            for kx in kxLo..<maxInt(kxLo, kxHi) {
+                for ky in kyLo..<maxInt(kyLo, kyHi) {
+                    let w = load4(p.weights + ((ky &* p.kW &+ kx) &* cs &+ cb))
+                    acc = madd4(acc, load4(origin + (ky &* rowStep &+ kx &* cs &+ cb)), w)
+                }
+            }
+            store4(finish4(acc, p, cb), out + cb)
+            ch &+= 4
         }
         return
     }

@@ -1,3 +1,4 @@
+import CProcessorInfo
 import Foundation
 import Synchronization
 
@@ -58,6 +59,8 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
     private let control = Atomic<Int>(WorkerPool.closedBit)
     private let sleepers = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
+    /// The processor the caller ran on when it opened the current job.
+    private let callerProcessor = Atomic<Int>(-1)
     /// The current job; written by the caller before it opens the job, read by helpers that joined.
     private var job: ((Int, Int) -> Void)?
     /// Sleeping helpers wait on it.
@@ -73,6 +76,8 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
     /// then polls that also yield the processor (each under a microsecond), before a helper sleeps.
     static let spinsBeforeYielding = 1_000
     static let pollsBeforeSleeping = 5_000
+    /// How long a helper that finds itself on its caller's processor sleeps (see `helperLoop`).
+    static let moveSleepMicroseconds: UInt32 = 50
 
     init(helpers: Int) {
         threads = min(helpers, Self.joinedMask - 1) + 1
@@ -101,6 +106,7 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
 
     func run(_ count: Int, _ body: @escaping (Int, Int) -> Void) {
         job = body
+        callerProcessor.store(currentProcessor(), ordering: .relaxed)
         for t in 0..<threads {
             let front = t * count / threads, back = (t + 1) * count / threads
             ranges[t * Self.rangeStride].store(front | back << 32, ordering: .relaxed)
@@ -184,10 +190,21 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
             guard control.compareExchange(expected: word, desired: word + 1, ordering: .acquiring).exchanged
             else { continue }
             seen = generation
-            work(worker: worker)
+            // A new thread may start on its creator's processor, where the caller keeps running:
+            // they take turns on it (inferences at one-thread speed) until the load balancer
+            // separates them, which took 10 to 100 ms on a two-core Linux VM. A helper that finds
+            // itself there leaves the job to the caller and sleeps briefly: waking up places it
+            // on an idle processor.
+            let sharesProcessor = currentProcessor() == callerProcessor.load(ordering: .relaxed)
+            if !sharesProcessor { work(worker: worker) }
             control.wrappingSubtract(1, ordering: .releasing)
             polls = 0
+            if sharesProcessor { usleep(Self.moveSleepMicroseconds) }
         }
     }
 }
 
+/// The processor the calling thread runs on, or -2 where the system does not say (never equal to
+/// `WorkerPool`'s initial -1).
+@inline(__always)
+private func currentProcessor() -> Int { Int(tasksvision_current_processor()) }

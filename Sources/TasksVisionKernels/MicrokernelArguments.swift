@@ -152,9 +152,9 @@ public struct ResizeRowArguments {
     public var output: UnsafeMutablePointer<Float>
     public var outW: Int
 
-    public init(top: UnsafePointer<Float>, bottom: UnsafePointer<Float>, xLow: UnsafePointer<Int>, xHigh: UnsafePointer<Int>,
-                xFraction: UnsafePointer<Float>, yFraction: Float, channels: Int, output: UnsafeMutablePointer<Float>,
-                outW: Int) {
+    public init(top: UnsafePointer<Float>, bottom: UnsafePointer<Float>, xLow: UnsafePointer<Int>,
+                xHigh: UnsafePointer<Int>, xFraction: UnsafePointer<Float>, yFraction: Float, channels: Int,
+                output: UnsafeMutablePointer<Float>, outW: Int) {
         self.top = top; self.bottom = bottom; self.xLow = xLow; self.xHigh = xHigh; self.xFraction = xFraction
         self.yFraction = yFraction; self.channels = channels; self.output = output; self.outW = outW
     }

@@ -8,6 +8,10 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
 @_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
 @_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { acc.addingProduct(x, w) }
+/// `madd` on four lanes, for layers with fewer channels than a vector.
+@_transparent func madd4(_ acc: SIMD4<Float>, _ x: SIMD4<Float>, _ w: SIMD4<Float>) -> SIMD4<Float> {
+    acc.addingProduct(x, w)
+}
 
 /// Rows of the two-vector GEMM tile: 12 accumulators, with the two weight vectors and a
 /// broadcast, fit the set's 16 vector registers.

@@ -12,6 +12,10 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
     Vec(SIMD8<Double>(x) * SIMD8<Double>(w) + SIMD8<Double>(acc))
 }
 @_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { Float(Double(x) * Double(w) + Double(acc)) }
+/// `madd` on four lanes, for layers with fewer channels than a vector.
+@_transparent func madd4(_ acc: SIMD4<Float>, _ x: SIMD4<Float>, _ w: SIMD4<Float>) -> SIMD4<Float> {
+    SIMD4<Float>(SIMD4<Double>(x) * SIMD4<Double>(w) + SIMD4<Double>(acc))
+}
 
 /// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
 /// its x86 configurations use on every CPU).
