@@ -73,14 +73,21 @@ public enum ImageToTensor {
                                 o[d] = 0; o[d + 1] = 0; o[d + 2] = 0
                                 continue
                             }
-                            func clip(_ v: Int, _ n: Int) -> Int { v >= 0 ? (v < n ? v : n - 1) : 0 }
-                            let xs = border == .replicate ? [clip(sx, sw), clip(sx + 1, sw)] : [sx < sw ? sx : -1, sx + 1 < sw ? sx + 1 : -1]
-                            let ys = border == .replicate ? [clip(sy, sh), clip(sy + 1, sh)] : [sy < sh ? sy : -1, sy + 1 < sh ? sy + 1 : -1]
-                            for (c, off) in [ro, go, bo].enumerated() {
-                                func px(_ yy: Int, _ xx: Int) -> Int { yy >= 0 && xx >= 0 ? Int(base[yy * stride + xx * bpp + off]) : 0 }
-                                let v = px(ys[0], xs[0]) * w00 + px(ys[0], xs[1]) * w01 + px(ys[1], xs[0]) * w10 + px(ys[1], xs[1]) * w11
-                                o[d + c] = UInt8(clamping: (v + (1 << 14)) >> 15)
+                            // A neighbour outside the image: replicated from the nearest edge pixel, or
+                            // zero (-1). No arrays here: border pixels were an allocation each.
+                            @inline(__always) func clip(_ v: Int, _ n: Int) -> Int { v >= 0 ? (v < n ? v : n - 1) : 0 }
+                            @inline(__always) func inside(_ v: Int, _ n: Int) -> Int { v >= 0 && v < n ? v : -1 }
+                            let replicate = border == .replicate
+                            let xa = replicate ? clip(sx, sw) : inside(sx, sw), xb1 = replicate ? clip(sx + 1, sw) : inside(sx + 1, sw)
+                            let ya = replicate ? clip(sy, sh) : inside(sy, sh), yb = replicate ? clip(sy + 1, sh) : inside(sy + 1, sh)
+                            @inline(__always) func blend(_ off: Int) -> UInt8 {
+                                @inline(__always) func px(_ yy: Int, _ xx: Int) -> Int {
+                                    yy >= 0 && xx >= 0 ? Int(base[yy * stride + xx * bpp + off]) : 0
+                                }
+                                let v = px(ya, xa) * w00 + px(ya, xb1) * w01 + px(yb, xa) * w10 + px(yb, xb1) * w11
+                                return UInt8(clamping: (v + (1 << 14)) >> 15)
                             }
+                            o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)
                         }
                         xb += bw
                     }
