@@ -29,6 +29,10 @@ public enum ImageToTensor {
         guard let forward = PerspectiveTransform.perspective(from: src, to: dst), let m = PerspectiveTransform.invert3x3(forward) else {
             return out
         }
+        guard m.count == 9 else { return out }
+        // The matrix in locals: read from the array, each pixel paid a bounds check per element.
+        let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5]
+        let m6 = m[6], m7 = m[7], m8 = m[8]
         let sw = image.pixelWidth, sh = image.pixelHeight, stride = image.bytesPerRow, bpp = image.pixelFormat.bytesPerPixel
         let (ro, go, bo) = image.pixelFormat.rgbOffsets
         // OpenCV's warpPerspective works in blocks; a row's coordinates restart at each block's x.
@@ -42,14 +46,14 @@ public enum ImageToTensor {
                     var xb = 0
                     while xb < width {
                         let bw = Swift.min(blockW, width - xb)
-                        let x0 = m[0] * Double(xb) + m[1] * Double(y) + m[2]
-                        let y0 = m[3] * Double(xb) + m[4] * Double(y) + m[5]
-                        let w0 = m[6] * Double(xb) + m[7] * Double(y) + m[8]
+                        let x0 = m0 * Double(xb) + m1 * Double(y) + m2
+                        let y0 = m3 * Double(xb) + m4 * Double(y) + m5
+                        let w0 = m6 * Double(xb) + m7 * Double(y) + m8
                         for x1 in 0..<bw {
-                            var ww = w0 + m[6] * Double(x1)
+                            var ww = w0 + m6 * Double(x1)
                             ww = ww != 0 ? Double(tab) / ww : 0
-                            let fx = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (x0 + m[0] * Double(x1)) * ww))
-                            let fy = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (y0 + m[3] * Double(x1)) * ww))
+                            let fx = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (x0 + m0 * Double(x1)) * ww))
+                            let fy = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (y0 + m3 * Double(x1)) * ww))
                             // Round half to even by the 1.5 * 2^52 trick (|f| < 2^31): baseline x86-64
                             // has no rounding instruction, and `rounded` calls rint twice a pixel.
                             let X = Int((fx + 0x1.8p52) - 0x1.8p52), Y = Int((fy + 0x1.8p52) - 0x1.8p52)
@@ -75,16 +79,19 @@ public enum ImageToTensor {
                             }
                             // A neighbour outside the image: replicated from the nearest edge pixel, or
                             // zero (-1). No arrays here: border pixels were an allocation each.
-                            @inline(__always) func clip(_ v: Int, _ n: Int) -> Int { v >= 0 ? (v < n ? v : n - 1) : 0 }
-                            @inline(__always) func inside(_ v: Int, _ n: Int) -> Int { v >= 0 && v < n ? v : -1 }
                             let replicate = border == .replicate
-                            let xa = replicate ? clip(sx, sw) : inside(sx, sw), xb1 = replicate ? clip(sx + 1, sw) : inside(sx + 1, sw)
-                            let ya = replicate ? clip(sy, sh) : inside(sy, sh), yb = replicate ? clip(sy + 1, sh) : inside(sy + 1, sh)
+                            @inline(__always) func edge(_ v: Int, _ n: Int) -> Int {
+                                replicate ? (v >= 0 ? (v < n ? v : n - 1) : 0) : (v >= 0 && v < n ? v : -1)
+                            }
+                            let xa = edge(sx, sw), xb1 = edge(sx + 1, sw), ya = edge(sy, sh), yb = edge(sy + 1, sh)
+                            // Each neighbour's byte offset, or -1 for a zero one.
+                            @inline(__always) func at(_ yy: Int, _ xx: Int) -> Int {
+                                yy >= 0 && xx >= 0 ? yy * stride + xx * bpp : -1
+                            }
+                            let q00 = at(ya, xa), q01 = at(ya, xb1), q10 = at(yb, xa), q11 = at(yb, xb1)
                             @inline(__always) func blend(_ off: Int) -> UInt8 {
-                                @inline(__always) func px(_ yy: Int, _ xx: Int) -> Int {
-                                    yy >= 0 && xx >= 0 ? Int(base[yy * stride + xx * bpp + off]) : 0
-                                }
-                                let v = px(ya, xa) * w00 + px(ya, xb1) * w01 + px(yb, xa) * w10 + px(yb, xb1) * w11
+                                @inline(__always) func px(_ q: Int) -> Int { q >= 0 ? Int(base[q + off]) : 0 }
+                                let v = px(q00) * w00 + px(q01) * w01 + px(q10) * w10 + px(q11) * w11
                                 return UInt8(clamping: (v + (1 << 14)) >> 15)
                             }
                             o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)
