@@ -44,9 +44,8 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
         guard let inputOffsets = buffer.baseAddress else { return }
         let weightOffsets = inputOffsets + taps
         if c < Vec.scalarCount {
-            // Fewer channels than a vector (a 4-channel head): pixel by pixel on 128-bit vectors,
-            // the interior pixels sharing one table.
-            // the interior pixels sharing one table, four at a time (four chains in flight).
+            // Fewer channels than a vector (a 4-channel head): 128-bit vectors, the interior
+            // pixels sharing one table, four at a time (four chains in flight).
             for ox in 0..<minInt(lo, p.outW) {
                 let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
                 narrowPixels(p, ox, 1, n, inputOffsets, weightOffsets)
@@ -211,23 +210,6 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
             }
             store(finish(acc, p, cb), out + cb)
             ch &+= V
-        }
-        return
-    }
-    if c >= 4 {
-        // Fewer channels than a vector: blocks of four, the last ending at the last channel.
-        var ch = 0
-        while ch < c {
-            let cb = ch &+ 4 <= c ? ch : c &- 4
-            var acc = p.bias.map { load4($0 + cb) } ?? SIMD4<Float>()
-            for kx in kxLo..<maxInt(kxLo, kxHi) {
-                for ky in kyLo..<maxInt(kyLo, kyHi) {
-                    let w = load4(p.weights + ((ky &* p.kW &+ kx) &* cs &+ cb))
-                    acc = madd4(acc, load4(origin + (ky &* rowStep &+ kx &* cs &+ cb)), w)
-                }
-            }
-            store4(finish4(acc, p, cb), out + cb)
-            ch &+= 4
         }
         return
     }

@@ -17,6 +17,10 @@ func parallelFor(_ count: Int, context: RunContext, _ body: (_ item: Int, _ work
     withoutActuallyEscaping(body) { pool.run(count, $0) }
 }
 
+/// Items per thread a layer that splits finer than its natural items (rows, tiles) aims at:
+/// enough that the last thread to finish waits for a fraction of one small item.
+let itemsPerThread = 8
+
 /// What runs a layer's items on more than one thread (`WorkerPool`).
 protocol ItemRunner: AnyObject, Sendable {
     /// Runs items 0..<count on the calling thread (worker 0) and on whichever helpers join in;

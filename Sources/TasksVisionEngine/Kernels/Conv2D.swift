@@ -90,8 +90,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     static let packedTileRows = 96
     /// Work from which a layer on the packed GEMM splits finer than its tiles over the threads.
     static let splitMinimumFlops: Double = 1e6
-    /// Row items per thread the finer split aims at, and the fewest rows in one (two 7-row tiles).
-    static let itemsPerThread = 8
+    /// The fewest rows in one item of the finer split (two 7-row tiles).
     static let minimumItemRows = 14
 
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
@@ -164,7 +163,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             // one) splits its columns too, so each thread reads its share of the weights (on small
             // maps, more bytes than the input), in as many row parts as keep 14 rows or more in
             // each (3 column blocks alone would leave one thread twice the other's work).
-            let target = Self.itemsPerThread * context.threads
+            let target = itemsPerThread * context.threads
             if pointwise && tileCount < 2 * context.threads && packed.blocks >= 2 {
                 let blocks = packed.blocks, columnParts = min(blocks, target)
                 let rowParts = max(1, min((target + columnParts - 1) / columnParts, pixels / Self.minimumItemRows))

@@ -92,23 +92,21 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             let b = item % split
             let first = b * units / split * Self.channelBlockUnit
             let end = b == split - 1 ? g.inC : (b + 1) * units / split * Self.channelBlockUnit
-            row(item / split, channels: first..<end)
+            if let rowKernel { row(item / split, channels: first..<end, rowKernel) }
         }
     }
 
-    /// Items per thread a split by channel blocks aims at, and the channels a block is made of
-    /// (a multiple of every set's vector).
-    static let itemsPerThread = 8
+    /// The channels a block is made of (a multiple of every set's vector).
     static let channelBlockUnit = 16
 
     /// Blocks of channels each output row is split into on `threads` threads: 1 (whole rows)
     /// unless the rows are too few to share evenly and the row kernel can take a block.
     func channelBlocks(threads: Int) -> Int {
         let rows = g.batch * g.outH
-        guard threads > 1, rowKernel != nil, epilogue.activation != .tanh, rows < Self.itemsPerThread * threads else {
+        guard threads > 1, rowKernel != nil, epilogue.activation != .tanh, rows < itemsPerThread * threads else {
             return 1
         }
-        let wanted = (Self.itemsPerThread * threads + rows - 1) / rows
+        let wanted = (itemsPerThread * threads + rows - 1) / rows
         let most = g.inC / (2 * Self.channelBlockUnit)
         return most >= 2 ? min(wanted, most) : 1
     }
@@ -301,19 +299,17 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
             rowWithMultiplier(item)
             return
         }
-        let n = item / g.outH, oy = item % g.outH
-        let out = output + (n * g.outH + oy) * g.outW * outputPixelStride
-        rowKernel(rowArguments(input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
-                               iy0: oy * g.strideH - g.padTop, output: out))
+        row(item, channels: 0..<g.inC, rowKernel)
         if epilogue.activation == .tanh {
+            let n = item / g.outH, oy = item % g.outH
+            let out = output + (n * g.outH + oy) * g.outW * outputPixelStride
             let os = outputPixelStride
             for x in 0..<g.outW { for i in 0..<g.inC { out[x * os + i] = tanhf(out[x * os + i]) } }
         }
     }
 
     /// Channels `channels` of output row `item` (the row kernel on one block of channels).
-    func row(_ item: Int, channels: Range<Int>) {
-        guard let rowKernel else { return }
+    func row(_ item: Int, channels: Range<Int>, _ rowKernel: (DepthwiseRowArguments) -> Void) {
         let n = item / g.outH, oy = item % g.outH, c0 = channels.lowerBound
         let out = output + (n * g.outH + oy) * g.outW * outputPixelStride + c0
         var args = rowArguments(input: input + n * g.inH * g.inW * g.inC + c0, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
