@@ -81,7 +81,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN,...] [--interleave on|off]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
@@ -143,12 +143,15 @@ if options.peak {
 if !options.gemmShapes.isEmpty {
     let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
     for shape in options.gemmShapes {
-        let d = shape.split(separator: "x").compactMap { Int($0) }
-        guard d.count == 3, let gflops = set.measuredGEMM(m: d[0], k: d[1], n: d[2]),
-              let cold = set.measuredGEMM(m: d[0], k: d[1], n: d[2], runs: 10, cold: true) else {
-            fail("--gemm takes MxKxN (e.g. 3136x24x144) on an FMA kernel set, not \(shape) on \(set)")
+        // MxKxN, or MxKxN+r with a residual ADD in the epilogue.
+        let residual = shape.hasSuffix("+r")
+        let d = shape.dropLast(residual ? 2 : 0).split(separator: "x").compactMap { Int($0) }
+        guard d.count == 3, let gflops = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual),
+              let cold = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual, runs: 10, cold: true) else {
+            fail("--gemm takes MxKxN or MxKxN+r (e.g. 3136x24x144) on an FMA kernel set, not \(shape) on \(set)")
         }
-        print(String(format: "GEMM %@ m %d k %d n %d: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2], gflops, cold))
+        print(String(format: "GEMM %@ m %d k %d n %d%@: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2],
+                     residual ? " +residual" : "", gflops, cold))
     }
     if !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 }

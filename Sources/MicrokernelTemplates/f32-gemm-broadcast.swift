@@ -24,24 +24,26 @@ public func f32GEMM(_ p: GEMMArguments) { drive(p, gemmNR, wide: true) }
 /// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
 public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, wide: false) }
 
-/// The tile function for `rows` rows (direct calls: a table of closures costs a thunk per tile).
-@inline(__always) private func tile(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int, rows: Int, wide: Bool) {
+/// `count` tiles of `rows` rows from row `m0` (direct calls: a table of closures costs a thunk per call; one call
+/// runs many tiles, so the set-up of row pointers and epilogue operands is paid once, not per tile).
+@inline(__always) private func tiles(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int, rows: Int,
+                                     wide: Bool) {
     switch (rows, wide) {
-    case (1, true): gemm1(p, m0, start, end)
-    case (2, true): gemm2(p, m0, start, end)
-    case (3, true): gemm3(p, m0, start, end)
-    case (4, true): gemm4(p, m0, start, end)
-    case (5, true): gemm5(p, m0, start, end)
-    case (6, true): gemm6(p, m0, start, end)
-    case (_, true): gemm7(p, m0, start, end)
-    case (1, false): narrow1(p, m0, start, end)
-    case (2, false): narrow2(p, m0, start, end)
-    case (3, false): narrow3(p, m0, start, end)
-    case (4, false): narrow4(p, m0, start, end)
-    case (5, false): narrow5(p, m0, start, end)
-    case (6, false): narrow6(p, m0, start, end)
-    case (7, false): narrow7(p, m0, start, end)
-    case (_, false): narrow8(p, m0, start, end)
+    case (1, true): gemm1(p, m0, count, start, end)
+    case (2, true): gemm2(p, m0, count, start, end)
+    case (3, true): gemm3(p, m0, count, start, end)
+    case (4, true): gemm4(p, m0, count, start, end)
+    case (5, true): gemm5(p, m0, count, start, end)
+    case (6, true): gemm6(p, m0, count, start, end)
+    case (_, true): gemm7(p, m0, count, start, end)
+    case (1, false): narrow1(p, m0, count, start, end)
+    case (2, false): narrow2(p, m0, count, start, end)
+    case (3, false): narrow3(p, m0, count, start, end)
+    case (4, false): narrow4(p, m0, count, start, end)
+    case (5, false): narrow5(p, m0, count, start, end)
+    case (6, false): narrow6(p, m0, count, start, end)
+    case (7, false): narrow7(p, m0, count, start, end)
+    case (_, false): narrow8(p, m0, count, start, end)
     }
 }
 
@@ -57,63 +59,62 @@ let panelBytes = 24 * 1024
         // Rows in tiles of as even a size as the tile count allows (49 rows: 5 to 6 per tile, not
         // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
         let mr = wide ? gemmMR : gemmNarrowMR
-        let tiles = (p.m &+ mr &- 1) / mr
-        let base = p.m / maxInt(tiles, 1), longer = p.m &- base &* tiles
-        var m0 = 0
-        for t in 0..<tiles {
-            let rows = t < longer ? base &+ 1 : base
-            tile(p, m0, start, end, rows: rows, wide: wide)
-            m0 &+= rows
+        let tileCount = (p.m &+ mr &- 1) / mr
+        let base = p.m / maxInt(tileCount, 1), longer = p.m &- base &* tileCount
+        if longer > 0 { tiles(p, 0, longer, start, end, rows: base &+ 1, wide: wide) }
+        if tileCount > longer {
+            tiles(p, longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
         }
         start = end
     }
 }
 
-// One copy per row count and width, each with both constants.
-@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 1, 2, start, end)
+// One copy per row count and width, each with both constants, and within it one for plain products (rows of A
+// read straight, a clamp at most): their tiles skip the epilogue's tests, which cost as much as a short k loop.
+@inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 1, 2, start, end)
 }
-@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 2, 2, start, end)
+@inline(never) private func gemm2(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 2, 2, start, end)
 }
-@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 3, 2, start, end)
+@inline(never) private func gemm3(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 3, 2, start, end)
 }
-@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 4, 2, start, end)
+@inline(never) private func gemm4(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 4, 2, start, end)
 }
-@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 5, 2, start, end)
+@inline(never) private func gemm5(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 5, 2, start, end)
 }
-@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 6, 2, start, end)
+@inline(never) private func gemm6(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 6, 2, start, end)
 }
-@inline(never) private func gemm7(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 7, 2, start, end)
+@inline(never) private func gemm7(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 7, 2, start, end)
 }
-@inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 1, 1, start, end)
+@inline(never) private func narrow1(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 1, 1, start, end)
 }
-@inline(never) private func narrow2(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 2, 1, start, end)
+@inline(never) private func narrow2(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 2, 1, start, end)
 }
-@inline(never) private func narrow3(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 3, 1, start, end)
+@inline(never) private func narrow3(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 3, 1, start, end)
 }
-@inline(never) private func narrow4(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 4, 1, start, end)
+@inline(never) private func narrow4(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 4, 1, start, end)
 }
-@inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 5, 1, start, end)
+@inline(never) private func narrow5(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 5, 1, start, end)
 }
-@inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 6, 1, start, end)
+@inline(never) private func narrow6(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 6, 1, start, end)
 }
-@inline(never) private func narrow7(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 7, 1, start, end)
+@inline(never) private func narrow7(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 7, 1, start, end)
 }
-@inline(never) private func narrow8(_ p: GEMMArguments, _ m0: Int, _ start: Int, _ end: Int) {
-    gemmRows(p, m0, 8, 1, start, end)
+@inline(never) private func narrow8(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
+    gemmRows(p, m0, count, 8, 1, start, end)
 }
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
@@ -123,90 +124,116 @@ let panelBytes = 24 * 1024
     storeVec(v, p)
 }
 
-/// `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) across
-/// columns start..<end (`start` a multiple of the tile width).
-@inline(__always) private func gemmRows(_ p: GEMMArguments, _ m0: Int, _ mr: Int, _ nv: Int, _ start: Int, _ end: Int) {
-    let V = Vec.scalarCount, nr = nv &* V, k = p.k
-    let a0 = p.a + m0 &* p.lda
-    let a1 = mr > 1 ? a0 + p.lda : a0
-    let a2 = mr > 2 ? a1 + p.lda : a1
-    let a3 = mr > 3 ? a2 + p.lda : a2
-    let a4 = mr > 4 ? a3 + p.lda : a3
-    let a5 = mr > 5 ? a4 + p.lda : a4
-    let a6 = mr > 6 ? a5 + p.lda : a5
-    let a7 = mr > 7 ? a6 + p.lda : a6
-    var w = p.packed + (start / nr) &* (k &+ 1) &* nr
-    var n0 = start
-    while n0 < end {
-        let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
-        var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
-        var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1, x6 = b0, y6 = b1, x7 = b0, y7 = b1
-        var wk = w + nr
-        // k in order: the segments of each row one after the other (one, for a plain row).
-        let length = k / p.segments
-        var base = 0
-        for _ in 0..<p.segments {
-            var i = base
-            let stop = base &+ length
-            while i < stop {
-                let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
-                let s0 = Vec(repeating: a0[i])
-                x0 = x0.addingProduct(s0, u)
-                if nv > 1 { y0 = y0.addingProduct(s0, v) }
-                if mr > 1 { let s = Vec(repeating: a1[i]); x1 = x1.addingProduct(s, u); if nv > 1 { y1 = y1.addingProduct(s, v) } }
-                if mr > 2 { let s = Vec(repeating: a2[i]); x2 = x2.addingProduct(s, u); if nv > 1 { y2 = y2.addingProduct(s, v) } }
-                if mr > 3 { let s = Vec(repeating: a3[i]); x3 = x3.addingProduct(s, u); if nv > 1 { y3 = y3.addingProduct(s, v) } }
-                if mr > 4 { let s = Vec(repeating: a4[i]); x4 = x4.addingProduct(s, u); if nv > 1 { y4 = y4.addingProduct(s, v) } }
-                if mr > 5 { let s = Vec(repeating: a5[i]); x5 = x5.addingProduct(s, u); if nv > 1 { y5 = y5.addingProduct(s, v) } }
-                if mr > 6 { let s = Vec(repeating: a6[i]); x6 = x6.addingProduct(s, u); if nv > 1 { y6 = y6.addingProduct(s, v) } }
-                if mr > 7 { let s = Vec(repeating: a7[i]); x7 = x7.addingProduct(s, u); if nv > 1 { y7 = y7.addingProduct(s, v) } }
-                wk += nr
-                i &+= 1
-            }
-            base &+= p.segmentStride
-        }
-        let nc = minInt(nr, end &- n0)
-        let c0 = p.c + (m0 &* p.ldc &+ n0)
-        // Every row's epilogue before any store, so a residual read in place is read whole.
-        if p.residual == nil && p.alpha == nil {
-            // The common case, a clamp-type activation alone, stays in registers.
-            if p.lo > -.infinity || p.hi < .infinity {
-                let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
-                x0 = clamp(x0, lo, hi); x1 = clamp(x1, lo, hi); x2 = clamp(x2, lo, hi)
-                x3 = clamp(x3, lo, hi); x4 = clamp(x4, lo, hi); x5 = clamp(x5, lo, hi)
-                x6 = clamp(x6, lo, hi); x7 = clamp(x7, lo, hi)
-                if nv > 1 {
-                    y0 = clamp(y0, lo, hi); y1 = clamp(y1, lo, hi); y2 = clamp(y2, lo, hi)
-                    y3 = clamp(y3, lo, hi); y4 = clamp(y4, lo, hi); y5 = clamp(y5, lo, hi)
-                    y6 = clamp(y6, lo, hi); y7 = clamp(y7, lo, hi)
-                }
-            }
-        } else {
-            epilogue(&x0, &y0, p, m0, n0, nc, nr)
-            if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc, nr) }
-            if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc, nr) }
-            if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc, nr) }
-            if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc, nr) }
-            if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc, nr) }
-            if mr > 6 { epilogue(&x6, &y6, p, m0 &+ 6, n0, nc, nr) }
-            if mr > 7 { epilogue(&x7, &y7, p, m0 &+ 7, n0, nc, nr) }
-        }
-        storeRow(x0, y0, c0, nc, nr)
-        if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc, nr) }
-        if mr > 2 { storeRow(x2, y2, c0 + 2 &* p.ldc, nc, nr) }
-        if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc, nr) }
-        if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc, nr) }
-        if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc, nr) }
-        if mr > 6 { storeRow(x6, y6, c0 + 6 &* p.ldc, nc, nr) }
-        if mr > 7 { storeRow(x7, y7, c0 + 7 &* p.ldc, nc, nr) }
-        w += (k &+ 1) &* nr
-        n0 &+= nr
+/// The plain or the general copy of `gemmRows`, chosen once per call.
+@_transparent private func gemmRows(_ p: GEMMArguments, _ first: Int, _ count: Int, _ mr: Int, _ nv: Int, _ start: Int,
+                                    _ end: Int) {
+    if p.isPlain {
+        gemmRows(p, first, count, mr, nv, start, end, plain: true)
+    } else {
+        gemmRows(p, first, count, mr, nv, start, end, plain: false)
     }
 }
 
+extension GEMMArguments {
+    /// Rows of A read straight (one segment), and no residual or PReLU: at most a clamp after the sum.
+    @_transparent var isPlain: Bool { segments == 1 && residual == nil && alpha == nil }
+}
+
+/// `count` tiles of `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) from row
+/// `first`, across columns start..<end (`start` a multiple of the tile width). `plain`: see `isPlain`.
+@_transparent private func gemmRows(_ p: GEMMArguments, _ first: Int, _ count: Int, _ mr: Int, _ nv: Int,
+                                    _ start: Int, _ end: Int, plain: Bool) {
+    let V = Vec.scalarCount, nr = nv &* V, k = p.k
+    let segments = plain ? 1 : p.segments, length = plain ? k : k / p.segments
+    let clamps = p.lo > -.infinity || p.hi < .infinity
+    for t in 0..<count {
+        let m0 = first &+ t &* mr
+        let a0 = p.a + m0 &* p.lda
+        let a1 = mr > 1 ? a0 + p.lda : a0
+        let a2 = mr > 2 ? a1 + p.lda : a1
+        let a3 = mr > 3 ? a2 + p.lda : a2
+        let a4 = mr > 4 ? a3 + p.lda : a3
+        let a5 = mr > 5 ? a4 + p.lda : a4
+        let a6 = mr > 6 ? a5 + p.lda : a5
+        let a7 = mr > 7 ? a6 + p.lda : a6
+        var w = p.packed + (start / nr) &* (k &+ 1) &* nr
+        var n0 = start
+        while n0 < end {
+            let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
+            var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
+            var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1, x6 = b0, y6 = b1, x7 = b0, y7 = b1
+            var wk = w + nr
+            // k in order: the segments of each row one after the other (one, for a plain row).
+            var base = 0
+            for _ in 0..<segments {
+                var i = base
+                let stop = base &+ length
+                while i < stop {
+                    let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
+                    step(&x0, &y0, a0, i, u, v, nv)
+                    if mr > 1 { step(&x1, &y1, a1, i, u, v, nv) }
+                    if mr > 2 { step(&x2, &y2, a2, i, u, v, nv) }
+                    if mr > 3 { step(&x3, &y3, a3, i, u, v, nv) }
+                    if mr > 4 { step(&x4, &y4, a4, i, u, v, nv) }
+                    if mr > 5 { step(&x5, &y5, a5, i, u, v, nv) }
+                    if mr > 6 { step(&x6, &y6, a6, i, u, v, nv) }
+                    if mr > 7 { step(&x7, &y7, a7, i, u, v, nv) }
+                    wk += nr
+                    i &+= 1
+                }
+                base &+= p.segmentStride
+            }
+            let nc = minInt(nr, end &- n0)
+            let c0 = p.c + (m0 &* p.ldc &+ n0)
+            // Every row's epilogue before any store, so a residual read in place is read whole.
+            if plain || (p.residual == nil && p.alpha == nil) {
+                // The common case, a clamp-type activation alone, stays in registers.
+                if clamps {
+                    let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
+                    x0 = clamp(x0, lo, hi); x1 = clamp(x1, lo, hi); x2 = clamp(x2, lo, hi)
+                    x3 = clamp(x3, lo, hi); x4 = clamp(x4, lo, hi); x5 = clamp(x5, lo, hi)
+                    x6 = clamp(x6, lo, hi); x7 = clamp(x7, lo, hi)
+                    if nv > 1 {
+                        y0 = clamp(y0, lo, hi); y1 = clamp(y1, lo, hi); y2 = clamp(y2, lo, hi)
+                        y3 = clamp(y3, lo, hi); y4 = clamp(y4, lo, hi); y5 = clamp(y5, lo, hi)
+                        y6 = clamp(y6, lo, hi); y7 = clamp(y7, lo, hi)
+                    }
+                }
+            } else {
+                epilogue(&x0, &y0, p, m0, n0, nc, nr)
+                if mr > 1 { epilogue(&x1, &y1, p, m0 &+ 1, n0, nc, nr) }
+                if mr > 2 { epilogue(&x2, &y2, p, m0 &+ 2, n0, nc, nr) }
+                if mr > 3 { epilogue(&x3, &y3, p, m0 &+ 3, n0, nc, nr) }
+                if mr > 4 { epilogue(&x4, &y4, p, m0 &+ 4, n0, nc, nr) }
+                if mr > 5 { epilogue(&x5, &y5, p, m0 &+ 5, n0, nc, nr) }
+                if mr > 6 { epilogue(&x6, &y6, p, m0 &+ 6, n0, nc, nr) }
+                if mr > 7 { epilogue(&x7, &y7, p, m0 &+ 7, n0, nc, nr) }
+            }
+            storeRow(x0, y0, c0, nc, nr)
+            if mr > 1 { storeRow(x1, y1, c0 + p.ldc, nc, nr) }
+            if mr > 2 { storeRow(x2, y2, c0 + 2 &* p.ldc, nc, nr) }
+            if mr > 3 { storeRow(x3, y3, c0 + 3 &* p.ldc, nc, nr) }
+            if mr > 4 { storeRow(x4, y4, c0 + 4 &* p.ldc, nc, nr) }
+            if mr > 5 { storeRow(x5, y5, c0 + 5 &* p.ldc, nc, nr) }
+            if mr > 6 { storeRow(x6, y6, c0 + 6 &* p.ldc, nc, nr) }
+            if mr > 7 { storeRow(x7, y7, c0 + 7 &* p.ldc, nc, nr) }
+            w += (k &+ 1) &* nr
+            n0 &+= nr
+        }
+    }
+}
+
+/// One k step of one row: `a[i]` broadcast into the step's weight vectors `u` (and `v`, with two).
+@_transparent private func step(_ x: inout Vec, _ y: inout Vec, _ a: UnsafePointer<Float>, _ i: Int, _ u: Vec, _ v: Vec,
+                                _ nv: Int) {
+    let s = Vec(repeating: a[i])
+    x = x.addingProduct(s, u)
+    if nv > 1 { y = y.addingProduct(s, v) }
+}
+
 /// Residual, clamp, PReLU on one row's two vectors (columns n0..<n0 + nc), in registers.
-@_transparent private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int, _ nc: Int,
-                                         _ nr: Int) {
+@_transparent private func epilogue(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ row: Int, _ n0: Int,
+                                    _ nc: Int, _ nr: Int) {
     let V = Vec.scalarCount
     if let residual = p.residual {
         let r = residual + (row &* p.residualStride &+ n0)

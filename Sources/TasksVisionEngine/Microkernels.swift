@@ -145,15 +145,21 @@ extension KernelSet {
     /// The set's GEMM on one `m` x `k` times `k` x `n` product with a clamp epilogue (a 1x1
     /// convolution's shape), in GFLOP/s, best of `runs` (nil on the portable set). For
     /// `vision-bench --gemm`, to tell the microkernel's speed from the layers around it.
-    public func measuredGEMM(m: Int, k: Int, n: Int, runs: Int = 50, cold: Bool = false) -> Double? {
+    /// `residual`: a residual ADD folded in before the clamp, as in an inverted-residual block's projection.
+    public func measuredGEMM(m: Int, k: Int, n: Int, residual: Bool = false, runs: Int = 50,
+                             cold: Bool = false) -> Double? {
         guard fusesMultiplyAdd, m > 0, k > 0, n > 0, let gemm = Microkernels(self).gemm(columns: n) else { return nil }
         let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k), w = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
         let c = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
-        defer { a.deallocate(); w.deallocate(); c.deallocate() }
+        let skip = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
+        skip.initialize(repeating: 0.5, count: m * n)
+        defer { a.deallocate(); w.deallocate(); c.deallocate(); skip.deallocate() }
         for i in 0..<(m * k) { a[i] = Float(i % 7) * 0.25 - 0.5 }
         for i in 0..<(n * k) { w[i] = Float(i % 5) * 0.125 - 0.25 }
         let packed = PackedWeights(weights: w, bias: nil, n: n, k: k, nr: gemm.nr)
-        let args = GEMMArguments(m: m, n: n, k: k, a: a, lda: k, packed: packed.data, c: c, ldc: n, lo: 0, hi: 6)
+        let args = GEMMArguments(m: m, n: n, k: k, a: a, lda: k, packed: packed.data, c: c, ldc: n,
+                                 residual: residual ? UnsafePointer(skip) : nil, residualStride: n, residualChannels: n,
+                                 lo: 0, hi: 6)
         var best = Double.infinity
         let flushFloats = cold ? 16 << 20 : 0
         let flush = UnsafeMutablePointer<Float>.allocate(capacity: max(flushFloats, 1))
