@@ -14,10 +14,6 @@ public enum ImageToTensor {
         var offset: Float { min }
     }
 
-    /// OpenCV's `INTER_BITS`: source positions are rounded to 1/32 pixel.
-    static let interBits = 5
-    static let interTabSize = 1 << interBits
-
     /// Samples `roi` of the stored pixels into `width` x `height` 8-bit RGB.
     public static func warp(_ image: MPImage, roi: RotatedRect, flipHorizontally: Bool = false, width: Int, height: Int,
                             border: BorderMode) -> [UInt8] {
@@ -29,76 +25,16 @@ public enum ImageToTensor {
         guard let forward = PerspectiveTransform.perspective(from: src, to: dst), let m = PerspectiveTransform.invert3x3(forward) else {
             return out
         }
-        guard m.count == 9 else { return out }
-        // The matrix in locals: read from the array, each pixel paid a bounds check per element.
-        let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5]
-        let m6 = m[6], m7 = m[7], m8 = m[8]
-        let sw = image.pixelWidth, sh = image.pixelHeight, stride = image.bytesPerRow, bpp = image.pixelFormat.bytesPerPixel
+        guard m.count == 9, image.pixelWidth > 0, image.pixelHeight > 0 else { return out }
         let (ro, go, bo) = image.pixelFormat.rgbOffsets
-        // OpenCV's warpPerspective works in blocks; a row's coordinates restart at each block's x.
-        let blockH = Swift.min(16, height)
-        let blockW = Swift.min(1024 / Swift.max(blockH, 1), width)
-        let tab = interTabSize
         image.withBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+            let source = PerspectiveWarp.Source(base: base, width: image.pixelWidth, height: image.pixelHeight,
+                                                bytesPerRow: image.bytesPerRow,
+                                                bytesPerPixel: image.pixelFormat.bytesPerPixel, channelOffsets: (ro, go, bo))
             out.withUnsafeMutableBufferPointer { o in
-                for y in 0..<height {
-                    var xb = 0
-                    while xb < width {
-                        let bw = Swift.min(blockW, width - xb)
-                        let x0 = m0 * Double(xb) + m1 * Double(y) + m2
-                        let y0 = m3 * Double(xb) + m4 * Double(y) + m5
-                        let w0 = m6 * Double(xb) + m7 * Double(y) + m8
-                        for x1 in 0..<bw {
-                            var ww = w0 + m6 * Double(x1)
-                            ww = ww != 0 ? Double(tab) / ww : 0
-                            let fx = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (x0 + m0 * Double(x1)) * ww))
-                            let fy = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (y0 + m3 * Double(x1)) * ww))
-                            // Round half to even by the 1.5 * 2^52 trick (|f| < 2^31): baseline x86-64
-                            // has no rounding instruction, and `rounded` calls rint twice a pixel.
-                            let X = Int((fx + 0x1.8p52) - 0x1.8p52), Y = Int((fy + 0x1.8p52) - 0x1.8p52)
-                            let sx = X >> interBits, sy = Y >> interBits
-                            let ax = X & (tab - 1), ay = Y & (tab - 1)
-                            // Weights of the 2x2 neighbourhood, summing to 2^15.
-                            let w00 = (tab - ax) * (tab - ay) * 32, w01 = ax * (tab - ay) * 32
-                            let w10 = (tab - ax) * ay * 32, w11 = ax * ay * 32
-                            let d = ((y * width) + xb + x1) * 3
-                            if sx >= 0 && sx < sw - 1 && sy >= 0 && sy < sh - 1 {
-                                // Inside: the three channels written out (no per-pixel array of offsets).
-                                let p0 = base + (sy &* stride &+ sx &* bpp), p1 = p0 + stride
-                                @inline(__always) func blend(_ off: Int) -> UInt8 {
-                                    let v = Int(p0[off]) &* w00 &+ Int(p0[off &+ bpp]) &* w01 &+ Int(p1[off]) &* w10 &+ Int(p1[off &+ bpp]) &* w11
-                                    return UInt8(clamping: (v &+ (1 << 14)) >> 15)
-                                }
-                                o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)
-                                continue
-                            }
-                            if border == .zero && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
-                                o[d] = 0; o[d + 1] = 0; o[d + 2] = 0
-                                continue
-                            }
-                            // A neighbour outside the image: replicated from the nearest edge pixel, or
-                            // zero (-1). No arrays here: border pixels were an allocation each.
-                            let replicate = border == .replicate
-                            @inline(__always) func edge(_ v: Int, _ n: Int) -> Int {
-                                replicate ? (v >= 0 ? (v < n ? v : n - 1) : 0) : (v >= 0 && v < n ? v : -1)
-                            }
-                            let xa = edge(sx, sw), xb1 = edge(sx + 1, sw), ya = edge(sy, sh), yb = edge(sy + 1, sh)
-                            // Each neighbour's byte offset, or -1 for a zero one.
-                            @inline(__always) func at(_ yy: Int, _ xx: Int) -> Int {
-                                yy >= 0 && xx >= 0 ? yy * stride + xx * bpp : -1
-                            }
-                            let q00 = at(ya, xa), q01 = at(ya, xb1), q10 = at(yb, xa), q11 = at(yb, xb1)
-                            @inline(__always) func blend(_ off: Int) -> UInt8 {
-                                @inline(__always) func px(_ q: Int) -> Int { q >= 0 ? Int(base[q + off]) : 0 }
-                                let v = px(q00) * w00 + px(q01) * w01 + px(q10) * w10 + px(q11) * w11
-                                return UInt8(clamping: (v + (1 << 14)) >> 15)
-                            }
-                            o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)
-                        }
-                        xb += bw
-                    }
-                }
+                guard let dst = o.baseAddress else { return }
+                PerspectiveWarp.run(source, matrix: m, width: width, height: height, border: border, into: dst)
             }
         }
         return out
