@@ -29,17 +29,18 @@ private typealias Floats4 = (Float, Float, Float, Float)
 }
 
 public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
-    let s = p.strideW, c = p.channels, taps = p.kH &* p.kW
-    let kyLo = maxInt(0, -p.iy0), kyHi = minInt(p.kH, p.inH &- p.iy0)
+    let win = p.window
+    let s = win.strideW, c = win.channels, taps = win.kH &* win.kW
+    let kyLo = maxInt(0, -win.iy0), kyHi = minInt(win.kH, win.inH &- win.iy0)
     guard c >= 4, kyLo < kyHi, taps > 0 else {
         for ox in 0..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
         return
     }
     // Output columns whose taps all lie inside the image horizontally.
     var lo = 0
-    while lo < p.outW && lo &* s &- p.padLeft < 0 { lo &+= 1 }
+    while lo < p.outW && lo &* s &- win.padLeft < 0 { lo &+= 1 }
     var hi = p.outW
-    while hi > lo && (hi &- 1) &* s &- p.padLeft &+ p.kW &- 1 >= p.inW { hi &-= 1 }
+    while hi > lo && (hi &- 1) &* s &- win.padLeft &+ win.kW &- 1 >= win.inW { hi &-= 1 }
     withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* taps) { buffer in
         guard let inputOffsets = buffer.baseAddress else { return }
         let weightOffsets = inputOffsets + taps
@@ -85,14 +86,15 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
 /// pixel's window origin into the input and into the weights. Returns their count.
 private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int,
                       _ inputOffsets: UnsafeMutablePointer<Int>, _ weightOffsets: UnsafeMutablePointer<Int>) -> Int {
-    let c = p.pixelStride, rowStep = p.inW &* c
-    let ix0 = ox &* p.strideW &- p.padLeft
-    let kxLo = maxInt(0, -ix0), kxHi = minInt(p.kW, p.inW &- ix0)
+    let win = p.window
+    let c = p.pixelStride, rowStep = win.inW &* c
+    let ix0 = ox &* win.strideW &- win.padLeft
+    let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
     var n = 0
     for kx in kxLo..<maxInt(kxLo, kxHi) {
         for ky in kyLo..<kyHi {
             inputOffsets[n] = ky &* rowStep &+ kx &* c
-            weightOffsets[n] = (ky &* p.kW &+ kx) &* c
+            weightOffsets[n] = (ky &* win.kW &+ kx) &* c
             n &+= 1
         }
     }
@@ -111,8 +113,9 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 /// `count` (a constant, at most 8) neighbouring pixels from `ox` that share the tap table.
 @inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
                                       _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
-    let V = Vec.scalarCount, c = p.channels, step = p.strideW &* p.pixelStride, ops = p.outputPixelStride
-    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* p.pixelStride
+    let win = p.window
+    let V = Vec.scalarCount, c = win.channels, step = win.strideW &* p.pixelStride, ops = p.outputPixelStride
+    let origin = win.input + (win.iy0 &* win.inW &+ ox &* win.strideW &- win.padLeft) &* p.pixelStride
     let out0 = p.output + ox &* ops
     var ch = 0
     while ch < c {
@@ -152,8 +155,9 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 /// a tap table, in blocks of four channels (the last ending at the last channel).
 @inline(never) private func narrowPixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
                                          _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
-    let c = p.channels, step = p.strideW &* p.pixelStride, ops = p.outputPixelStride
-    let origin = p.input + (p.iy0 &* p.inW &+ ox &* p.strideW &- p.padLeft) &* p.pixelStride
+    let win = p.window
+    let c = win.channels, step = win.strideW &* p.pixelStride, ops = p.outputPixelStride
+    let origin = win.input + (win.iy0 &* win.inW &+ ox &* win.strideW &- win.padLeft) &* p.pixelStride
     let out = p.output + ox &* ops
     var ch = 0
     while ch < c {
@@ -191,12 +195,13 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 
 /// One output pixel, leaving out the taps outside the image.
 private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int) {
-    let V = Vec.scalarCount, c = p.channels, cs = p.pixelStride
-    let ix0 = ox &* p.strideW &- p.padLeft
-    let kxLo = maxInt(0, -ix0), kxHi = minInt(p.kW, p.inW &- ix0)
+    let win = p.window
+    let V = Vec.scalarCount, c = win.channels, cs = p.pixelStride
+    let ix0 = ox &* win.strideW &- win.padLeft
+    let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
     let out = p.output + ox &* p.outputPixelStride
-    let origin = p.input + (p.iy0 &* p.inW &+ ix0) &* cs
-    let rowStep = p.inW &* cs
+    let origin = win.input + (win.iy0 &* win.inW &+ ix0) &* cs
+    let rowStep = win.inW &* cs
     if c >= V {
         var ch = 0
         while ch < c {
@@ -204,7 +209,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
             var acc = p.bias.map { load($0 + cb) } ?? Vec()
             for kx in kxLo..<maxInt(kxLo, kxHi) {
                 for ky in kyLo..<maxInt(kyLo, kyHi) {
-                    let w = load(p.weights + ((ky &* p.kW &+ kx) &* cs &+ cb))
+                    let w = load(p.weights + ((ky &* win.kW &+ kx) &* cs &+ cb))
                     acc = madd(acc, load(origin + (ky &* rowStep &+ kx &* cs &+ cb)), w)
                 }
             }
@@ -217,7 +222,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
         var acc = p.bias?[ch] ?? 0
         for kx in kxLo..<maxInt(kxLo, kxHi) {
             for ky in kyLo..<maxInt(kyLo, kyHi) {
-                acc = madd(acc, origin[ky &* rowStep &+ kx &* cs &+ ch], p.weights[(ky &* p.kW &+ kx) &* cs &+ ch])
+                acc = madd(acc, origin[ky &* rowStep &+ kx &* cs &+ ch], p.weights[(ky &* win.kW &+ kx) &* cs &+ ch])
             }
         }
         if p.lo > -.infinity || p.hi < .infinity {

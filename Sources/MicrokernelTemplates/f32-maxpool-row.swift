@@ -20,12 +20,13 @@ import TasksVisionKernels
 }
 
 public func f32MaxPoolRow(_ p: MaxPoolRowArguments) {
-    let V = Vec.scalarCount, c = p.channels, rowStep = p.inW &* c
-    let kyLo = maxInt(0, -p.iy0), kyHi = minInt(p.kH, p.inH &- p.iy0)
+    let win = p.window
+    let V = Vec.scalarCount, c = win.channels, rowStep = win.inW &* c
+    let kyLo = maxInt(0, -win.iy0), kyHi = minInt(win.kH, win.inH &- win.iy0)
     for ox in 0..<p.outW {
-        let ix0 = ox &* p.strideW &- p.padLeft
-        let kxLo = maxInt(0, -ix0), kxHi = minInt(p.kW, p.inW &- ix0)
-        let origin = p.input + (p.iy0 &* p.inW &+ ix0) &* c
+        let ix0 = ox &* win.strideW &- win.padLeft
+        let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
+        let origin = win.input + (win.iy0 &* win.inW &+ ix0) &* c
         let out = p.output + ox &* c
         guard c >= V else {
             for ch in 0..<c {

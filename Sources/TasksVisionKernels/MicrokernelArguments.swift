@@ -40,12 +40,10 @@ public struct GEMMArguments {
     }
 }
 
-/// One output row of a depthwise convolution (one output channel per input channel, no
-/// dilation): each output `bias + sum over kx, then ky, of input * weight` as one fused
-/// multiply-add chain, XNNPACK's tap order (its indirection buffer runs column by column).
-/// Taps outside the image are left out (XNNPACK multiplies zeros there: the same sums).
-public struct DepthwiseRowArguments {
-    /// Image base (NHWC, one image) and its size.
+/// Where one output row of a windowed kernel (depthwise convolution, max pooling) reads: an NHWC image
+/// (one image), the kernel window, its stride and left padding, and the image row of the window's first row.
+public struct RowWindow {
+    /// Image base and its size.
     public var input: UnsafePointer<Float>
     public var inH: Int
     public var inW: Int
@@ -56,6 +54,20 @@ public struct DepthwiseRowArguments {
     public var padLeft: Int
     /// The input row of tap ky = 0 (negative above the image).
     public var iy0: Int
+
+    public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
+                padLeft: Int, iy0: Int) {
+        self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
+        self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0
+    }
+}
+
+/// One output row of a depthwise convolution (one output channel per input channel, no
+/// dilation): each output `bias + sum over kx, then ky, of input * weight` as one fused
+/// multiply-add chain, XNNPACK's tap order (its indirection buffer runs column by column).
+/// Taps outside the image are left out (XNNPACK multiplies zeros there: the same sums).
+public struct DepthwiseRowArguments {
+    public var window: RowWindow
     /// [kH, kW, channels], TFLite's layout.
     public var weights: UnsafePointer<Float>
     public var bias: UnsafePointer<Float>?
@@ -67,19 +79,17 @@ public struct DepthwiseRowArguments {
     public var hi: Float
     public var alpha: UnsafePointer<Float>?
     /// Floats from one input pixel to the next and from one weight tap to the next: the layer's
-    /// channels, when the call computes only `channels` of them (a block of channels, with every
+    /// channels, when the call computes only `window.channels` of them (a block of channels, with every
     /// pointer moved to the block's first).
     public var pixelStride: Int
 
-    public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int, padLeft: Int,
-                iy0: Int, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>,
-                outW: Int, outputPixelStride: Int, lo: Float = -.infinity, hi: Float = .infinity,
-                alpha: UnsafePointer<Float>? = nil, pixelStride: Int? = nil) {
-        self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
-        self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0; self.weights = weights; self.bias = bias
+    public init(window: RowWindow, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+                output: UnsafeMutablePointer<Float>, outW: Int, outputPixelStride: Int, lo: Float = -.infinity,
+                hi: Float = .infinity, alpha: UnsafePointer<Float>? = nil, pixelStride: Int? = nil) {
+        self.window = window; self.weights = weights; self.bias = bias
         self.output = output; self.outW = outW; self.outputPixelStride = outputPixelStride
         self.lo = lo; self.hi = hi; self.alpha = alpha
-        self.pixelStride = pixelStride ?? channels
+        self.pixelStride = pixelStride ?? window.channels
     }
 }
 
@@ -116,24 +126,12 @@ public final class PackedWeights {
 /// One output row of a max pooling: each output the largest input of its window (taps outside
 /// the image are left out; a NaN input is passed over, as `max(x, m)` with `m` starting at -inf).
 public struct MaxPoolRowArguments {
-    /// Image base (NHWC, one image) and its size.
-    public var input: UnsafePointer<Float>
-    public var inH: Int
-    public var inW: Int
-    public var channels: Int
-    public var kH: Int
-    public var kW: Int
-    public var strideW: Int
-    public var padLeft: Int
-    /// The input row of tap ky = 0 (negative above the image).
-    public var iy0: Int
+    public var window: RowWindow
     public var output: UnsafeMutablePointer<Float>
     public var outW: Int
 
-    public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
-                padLeft: Int, iy0: Int, output: UnsafeMutablePointer<Float>, outW: Int) {
-        self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
-        self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0; self.output = output; self.outW = outW
+    public init(window: RowWindow, output: UnsafeMutablePointer<Float>, outW: Int) {
+        self.window = window; self.output = output; self.outW = outW
     }
 }
 

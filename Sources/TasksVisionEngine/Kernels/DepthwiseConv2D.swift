@@ -314,7 +314,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let out = output + (n * g.outH + oy) * g.outW * outputPixelStride + c0
         var args = rowArguments(input: input + n * g.inH * g.inW * g.inC + c0, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
                                 iy0: oy * g.strideH - g.padTop, output: out)
-        args.channels = channels.count
+        args.window.channels = channels.count
         args.pixelStride = g.inC
         args.weights += c0
         args.bias = args.bias.map { $0 + c0 }
@@ -328,8 +328,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func rowArguments(input: UnsafePointer<Float>, inH: Int, inW: Int, padLeft: Int, iy0: Int,
                       output: UnsafeMutablePointer<Float>) -> DepthwiseRowArguments {
         let (lo, hi) = epilogue.bounds
-        return DepthwiseRowArguments(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW,
-                                     strideW: g.strideW, padLeft: padLeft, iy0: iy0, weights: weights, bias: epilogue.bias,
+        let window = RowWindow(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW, strideW: g.strideW,
+                               padLeft: padLeft, iy0: iy0)
+        return DepthwiseRowArguments(window: window, weights: weights, bias: epilogue.bias,
                                      output: output, outW: g.outW, outputPixelStride: outputPixelStride, lo: lo, hi: hi,
                                      alpha: epilogue.alpha)
     }

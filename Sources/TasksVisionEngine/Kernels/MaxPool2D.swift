@@ -29,9 +29,10 @@ final class MaxPool2DLayer: Layer {
         parallelFor(g.batch * g.outH, context: context) { item, _ in
             let n = item / g.outH, oy = item % g.outH
             let out = output + (n * g.outH + oy) * g.outW * c
-            rowKernel(MaxPoolRowArguments(input: input + n * g.inH * g.inW * c, inH: g.inH, inW: g.inW, channels: c,
-                                          kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
-                                          iy0: oy * g.strideH - g.padTop, output: out, outW: g.outW))
+            let window = RowWindow(input: input + n * g.inH * g.inW * c, inH: g.inH, inW: g.inW, channels: c,
+                                   kH: g.kH, kW: g.kW, strideW: g.strideW, padLeft: g.padLeft,
+                                   iy0: oy * g.strideH - g.padTop)
+            rowKernel(MaxPoolRowArguments(window: window, output: out, outW: g.outW))
             epilogue.apply(out, rows: g.outW, channels: c, stride: c)
         }
     }
