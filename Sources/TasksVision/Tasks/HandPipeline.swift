@@ -97,13 +97,25 @@ final class HandPipeline: RegionFramedPipeline {
         }
     }
 
+    /// The landmark model's input for one hand rect: the rotated crop, 8-bit RGB; nil for a zero rect (MediaPipe
+    /// skips those).
+    func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? {
+        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
+        guard rect.width > 0 || rect.height > 0 else { return nil }
+        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
+                              height: rect.height * H, rotation: rect.rotation)
+        return ImageToTensor.warp(image, roi: roi, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight,
+                                  border: .replicate)
+    }
+
     /// The landmark model on one hand rect; nil when the hand is not present.
     func landmarks(_ image: MPImage, rect: NormalizedRect) -> Hand? {
-        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
-        guard rect.width > 0 || rect.height > 0 else { return nil }  // MediaPipe skips zero rects
-        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W, height: rect.height * H, rotation: rect.rotation)
+        crop(image, rect: rect).flatMap { landmarks(image, rect: rect, crop: $0) }
+    }
+
+    /// The landmark model on the crop of one hand rect (`crop(_:rect:)`).
+    func landmarks(_ image: MPImage, rect: NormalizedRect, crop pixels: [UInt8]) -> Hand? {
         let size = (landmarkModel.inputWidth, landmarkModel.inputHeight)
-        let pixels = ImageToTensor.warp(image, roi: roi, width: size.0, height: size.1, border: .replicate)
         let interpreter = landmarkModel.interpreter
         interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
         interpreter.invoke()
@@ -133,8 +145,11 @@ final class HandPipeline: RegionFramedPipeline {
         } else {
             rects = detectHandRects(image).prefix(settings.numHands).map { TrackedRect(rect: $0) }
         }
-        let found = rects.compactMap { r in
-            landmarks(image, rect: r.rect).map { h in var h = h; h.trackId = r.id; return h }
+        // Every crop before the first landmark model: the models' weights and activations push the image out of
+        // the caches, so the crops read it while one fetch of its pixels serves them all.
+        let crops = rects.map { crop(image, rect: $0.rect) }
+        let found = zip(rects, crops).compactMap { r, pixels in
+            pixels.flatMap { landmarks(image, rect: r.rect, crop: $0) }.map { h in var h = h; h.trackId = r.id; return h }
         }
         var kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth,
                                           imageHeight: image.pixelHeight)

@@ -68,6 +68,9 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2.0 * Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
+    /// A depthwise flop costs about three of a convolution's (each input is used by one output channel, not
+    /// reused across many), so a 12x12x96 layer is worth splitting like a convolution three times its size.
+    var parallelWork: Double { flops * 3 }
     var scratchFloatsPerWorker: Int { planes?.floatsPerBlock ?? 0 }
     /// Floats of the zero-bordered copy (`padded`).
     var paddedFloats: Int { padded.map { $0.batch * $0.inH * $0.inW * $0.inC } ?? 0 }
