@@ -101,6 +101,7 @@ enum PerspectiveWarp {
         let base = s.base, stride = s.bytesPerRow, bpp = s.bytesPerPixel
         let (ro, go, bo) = s.channelOffsets
         let innerW = UInt(bitPattern: s.width - 1), innerH = UInt(bitPattern: s.height - 1)
+        let zero = border == .zero
         for i in 0..<count {
             let sx = Int(xs[i]), sy = Int(ys[i]), a = Int(alphas[i])
             let ax = a & (tab - 1), ay = a >> bits
@@ -118,18 +119,19 @@ enum PerspectiveWarp {
                 d[0] = blend(ro); d[1] = blend(go); d[2] = blend(bo)
                 continue
             }
+            // All four neighbours outside with a zero border (a letterbox's bands): black, without a call.
+            if zero && (sx >= s.width || sx < -1 || sy >= s.height || sy < -1) {
+                d[0] = 0; d[1] = 0; d[2] = 0
+                continue
+            }
             borderPixel(s, sx, sy, w00, w01, w10, w11, border: border, into: d)
         }
     }
 
-    /// A pixel with a neighbour outside the image: that neighbour replicated from the nearest edge pixel, or zero.
+    /// A pixel with some neighbours outside the image: those replicated from the nearest edge pixel, or zero.
     private static func borderPixel(_ s: Source, _ sx: Int, _ sy: Int, _ w00: Int, _ w01: Int, _ w10: Int, _ w11: Int,
                                     border: ImageToTensor.BorderMode, into d: UnsafeMutablePointer<UInt8>) {
         let sw = s.width, sh = s.height, stride = s.bytesPerRow, bpp = s.bytesPerPixel, base = s.base
-        if border == .zero && (sx >= sw || sx + 1 < 0 || sy >= sh || sy + 1 < 0) {
-            d[0] = 0; d[1] = 0; d[2] = 0
-            return
-        }
         let replicate = border == .replicate
         @inline(__always) func edge(_ v: Int, _ n: Int) -> Int {
             replicate ? (v >= 0 ? (v < n ? v : n - 1) : 0) : (v >= 0 && v < n ? v : -1)
