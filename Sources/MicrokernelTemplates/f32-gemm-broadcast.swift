@@ -141,6 +141,8 @@ extension GEMMArguments {
 
 /// `count` tiles of `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) from row
 /// `first`, across columns start..<end (`start` a multiple of the tile width). `plain`: see `isPlain`.
+/// Transparent: with `@inline(__always)` the second copy in each caller stayed one shared, unspecialized function
+/// (the row count a run-time value on every residual layer).
 @_transparent private func gemmRows(_ p: GEMMArguments, _ first: Int, _ count: Int, _ mr: Int, _ nv: Int,
                                     _ start: Int, _ end: Int, plain: Bool) {
     let V = Vec.scalarCount, nr = nv &* V, k = p.k
