@@ -114,6 +114,11 @@ final class MicrokernelTests: KernelTestCase {
             (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
             // Split over threads in row items finer than the 96-row tiles.
             (C(h: 24, w: 24, cin: 32, cout: 64, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
+            // KxK tiles of several output rows, their padded pixels gathered into one product per tile.
+            (C(h: 40, w: 40, cin: 3, cout: 16, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6), false, false),
+            (C(h: 48, w: 48, cin: 3, cout: 32, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1), false, true),
+            // A residual is read by row index: padded pixels one run at a time.
+            (C(h: 14, w: 13, cin: 5, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), true, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {

@@ -123,7 +123,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
         if !kernels.gemms.isEmpty {
-            tileRows = pixels <= Self.packedTileRows * 3 / 2 ? pixels : Self.packedTileRows
+            // A KxK tile spans several output rows, so the padded pixels at their ends go in one call (`windows`).
+            let packedRows = pointwise ? Self.packedTileRows
+                : max(Self.packedTileRows, min(4 * g.outW, (256 * 1024) / max(k + g.outC, 1)))
+            tileRows = pixels <= packedRows * 3 / 2 ? pixels : packedRows
             gemm = nil
             packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels)
             afterGEMM = Epilogue()
@@ -146,7 +149,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     var packedWeightBytes: Int { (packed?.weights.count ?? gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
-        if packed != nil { return pointwise ? 0 : tileRows * k }
+        // Gathered rows, then their products (`windows`).
+        if packed != nil { return pointwise ? 0 : tileRows * (k + g.outC) }
         guard let gemm else { return 0 }
         return pointwise ? gemm.scratchFloats(ledRows: tileRows) : tileRows * gemm.depth + gemm.scratchFloats
     }
@@ -258,29 +262,48 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// A KxK convolution's pixels `p0..<p0 + count` of image `n` on the packed GEMM: runs of
     /// pixels whose window lies inside the image read it in place (one segment per kernel row,
     /// as XNNPACK's IGEMM reads through its indirection buffer), the others through im2col rows
-    /// with zeros for the padding. Both give each output the same chain.
+    /// with zeros for the padding. Both give each output the same chain. Without a residual (read
+    /// by row index), the im2col rows of the whole call go in one product, then to their pixels:
+    /// under SAME padding every output row ends in such a pixel, one call each otherwise.
     @inline(__always)
     func windows(_ packed: PackedGEMM, image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>,
                  scratch: UnsafeMutablePointer<Float>) {
         let c = g.inC, interior = interiorColumns
         let base = input + n * g.inH * g.inW * c
-        var done = 0
-        while done < count {
-            let p = p0 + done, oy = p / g.outW, ox = p % g.outW
-            let rowLeft = min(count - done, g.outW - ox)
-            let iy0 = oy * g.strideH - g.padTop
-            let rowsInside = g.dilationH == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH
-            let o = out + done * g.outC, first = n * pixels + p
-            if rowsInside && interior.contains(ox) {
-                let run = min(rowLeft, interior.upperBound - ox)
-                packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c, rows: run, into: o,
-                                ldc: g.outC, firstRow: first, segments: g.kH, segmentStride: g.inW * c)
-                done += run
-            } else {
+        let gathers = packed.epilogue.residual == nil
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(count, 1)) { gatheredPixels in
+            guard let gatheredAt = gatheredPixels.baseAddress else { return }
+            var gathered = 0
+            var done = 0
+            while done < count {
+                let p = p0 + done, oy = p / g.outW, ox = p % g.outW
+                let rowLeft = min(count - done, g.outW - ox)
+                let iy0 = oy * g.strideH - g.padTop
+                let rowsInside = g.dilationH == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH
+                let o = out + done * g.outC, first = n * pixels + p
+                if rowsInside && interior.contains(ox) {
+                    let run = min(rowLeft, interior.upperBound - ox)
+                    packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c, rows: run,
+                                    into: o, ldc: g.outC, firstRow: first, segments: g.kH, segmentStride: g.inW * c)
+                    done += run
+                    continue
+                }
                 let run = rowsInside && ox < interior.lowerBound ? min(rowLeft, interior.lowerBound - ox) : rowLeft
-                im2col(image: n, firstPixel: p, rows: run, into: scratch, leadingOne: false)
-                packed.multiply(scratch, lda: k, rows: run, into: o, ldc: g.outC, firstRow: first)
+                if gathers {
+                    im2col(image: n, firstPixel: p, rows: run, into: scratch + gathered * k, leadingOne: false)
+                    for j in 0..<run { gatheredAt[gathered + j] = done + j }
+                    gathered += run
+                } else {
+                    im2col(image: n, firstPixel: p, rows: run, into: scratch, leadingOne: false)
+                    packed.multiply(scratch, lda: k, rows: run, into: o, ldc: g.outC, firstRow: first)
+                }
                 done += run
+            }
+            guard gathered > 0 else { return }
+            let products = scratch + tileRows * k
+            packed.multiply(scratch, lda: k, rows: gathered, into: products, ldc: g.outC, firstRow: 0)
+            for j in 0..<gathered {
+                (out + gatheredAt[j] * g.outC).update(from: products + j * g.outC, count: g.outC)
             }
         }
     }
