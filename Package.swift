@@ -36,9 +36,13 @@ let package = Package(
         .target(name: "TasksVisionKernels"),
         // Layer 2b: one target per FMA instruction set, each the templates in
         // Sources/MicrokernelTemplates (linked in) on that set's vector width.
-        .target(name: "TasksVisionKernelsAVX2", dependencies: ["TasksVisionKernels"], swiftSettings: avx2Flags),
-        .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels"], swiftSettings: avx512Flags),
-        .target(name: "TasksVisionKernelsNEON", dependencies: ["TasksVisionKernels"]),
+        // Vector fused multiply-adds as one LLVM operation each (see its file for why), for the FMA sets.
+        .target(name: "TasksVisionVectorFMA", swiftSettings: [.unsafeFlags(["-parse-stdlib"])]),
+        .target(name: "TasksVisionKernelsAVX2", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
+                swiftSettings: avx2Flags),
+        .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
+                swiftSettings: avx512Flags),
+        .target(name: "TasksVisionKernelsNEON", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"]),
         // The portable set's Swift kernels (baseline instructions; its GEMMs are OpenBLAS's).
         .target(name: "TasksVisionKernelsPortable", dependencies: ["TasksVisionKernels"]),
         // Layer 2c: the tensor engine (graph, memory plan, layers), taking its microkernels from

@@ -10,9 +10,9 @@ public func fmaPeakLoop(iterations: Int, seed: Float) -> Float {
     var a0 = Vec(repeating: seed), a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5
     var a6 = a0 + 6, a7 = a0 + 7, a8 = a0 + 8, a9 = a0 + 9, a10 = a0 + 10, a11 = a0 + 11
     for _ in 0..<iterations {
-        a0 = b.addingProduct(a0, m); a1 = b.addingProduct(a1, m); a2 = b.addingProduct(a2, m); a3 = b.addingProduct(a3, m)
-        a4 = b.addingProduct(a4, m); a5 = b.addingProduct(a5, m); a6 = b.addingProduct(a6, m); a7 = b.addingProduct(a7, m)
-        a8 = b.addingProduct(a8, m); a9 = b.addingProduct(a9, m); a10 = b.addingProduct(a10, m); a11 = b.addingProduct(a11, m)
+        a0 = madd(b, a0, m); a1 = madd(b, a1, m); a2 = madd(b, a2, m); a3 = madd(b, a3, m)
+        a4 = madd(b, a4, m); a5 = madd(b, a5, m); a6 = madd(b, a6, m); a7 = madd(b, a7, m)
+        a8 = madd(b, a8, m); a9 = madd(b, a9, m); a10 = madd(b, a10, m); a11 = madd(b, a11, m)
     }
     let s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)) + ((a8 + a9) + (a10 + a11))
     return s.sum()

@@ -229,8 +229,8 @@ extension GEMMArguments {
 @_transparent private func step(_ x: inout Vec, _ y: inout Vec, _ a: UnsafePointer<Float>, _ i: Int, _ u: Vec, _ v: Vec,
                                 _ nv: Int) {
     let s = Vec(repeating: a[i])
-    x = x.addingProduct(s, u)
-    if nv > 1 { y = y.addingProduct(s, v) }
+    x = madd(x, s, u)
+    if nv > 1 { y = madd(y, s, v) }
 }
 
 /// Residual, clamp, PReLU on one row's two vectors (columns n0..<n0 + nc), in registers.

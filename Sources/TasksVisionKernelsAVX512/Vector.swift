@@ -1,17 +1,18 @@
 // The AVX-512 kernel set: the templates in Sources/MicrokernelTemplates on 512-bit vectors.
 // Package.swift builds this target with `-target-cpu skylake-avx512` on x86-64; nothing here
 // runs unless the CPU has AVX-512 F/DQ/BW/VL/CD (`KernelSet.avx512.isSupported`).
+import TasksVisionVectorFMA
 typealias Vec = SIMD16<Float>
 /// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
 typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float,
                        Float, Float, Float, Float, Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
-@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
+@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { fusedMultiplyAdd(x, w, acc) }
 @_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { acc.addingProduct(x, w) }
 /// `madd` on four lanes, for layers with fewer channels than a vector.
 @_transparent func madd4(_ acc: SIMD4<Float>, _ x: SIMD4<Float>, _ w: SIMD4<Float>) -> SIMD4<Float> {
-    acc.addingProduct(x, w)
+    fusedMultiplyAdd(x, w, acc)
 }
 
 /// Rows of the two-vector GEMM tile: 14 accumulators, with the two weight vectors and a

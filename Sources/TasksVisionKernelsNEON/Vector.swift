@@ -1,16 +1,17 @@
 // The arm64 kernel set: the templates in Sources/MicrokernelTemplates on 128-bit vectors.
-// Advanced SIMD has fused multiply-add in arm64's baseline, so `addingProduct` is one `fmla`
+// Advanced SIMD has fused multiply-add in arm64's baseline, so `madd` is one `fmla`
 // without target flags. Selected only on arm64 (`KernelSet.neon.isSupported`).
+import TasksVisionVectorFMA
 typealias Vec = SIMD4<Float>
 /// `Vec.scalarCount` floats, aligned as one float (for `loadVec` and `storeVec`).
 typealias VecFloats = (Float, Float, Float, Float)
 
 /// `acc + x * w` rounded once: one fused multiply-add instruction on this set.
-@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { acc.addingProduct(x, w) }
+@_transparent func madd(_ acc: Vec, _ x: Vec, _ w: Vec) -> Vec { fusedMultiplyAdd(x, w, acc) }
 @_transparent func madd(_ acc: Float, _ x: Float, _ w: Float) -> Float { acc.addingProduct(x, w) }
 /// `madd` on four lanes, for layers with fewer channels than a vector.
 @_transparent func madd4(_ acc: SIMD4<Float>, _ x: SIMD4<Float>, _ w: SIMD4<Float>) -> SIMD4<Float> {
-    acc.addingProduct(x, w)
+    fusedMultiplyAdd(x, w, acc)
 }
 
 /// Rows of the two-vector GEMM tile: 12 accumulators, with the two weight vectors and a
@@ -18,5 +19,5 @@ typealias VecFloats = (Float, Float, Float, Float)
 let wideTileRows = 6
 
 /// `a + d * t` rounded once, as XNNPACK's neonfma ibilinear kernel (`vfmaq_f32`).
-@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a.addingProduct(d, t) }
+@_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { fusedMultiplyAdd(d, t, a) }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a.addingProduct(d, t) }
