@@ -6,11 +6,14 @@ import TasksVisionKernels
 // the order of XNNPACK's dwconv kernels over its indirection buffer. The taps a pixel uses are a
 // table of offsets (input and weight, in that order), built per row on the stack: taps outside
 // the image are left out of it (XNNPACK multiplies zeros there: the same sums). Pixels whose
-// window lies inside the image share one table and run up to eight at a time (eight chains in
-// flight, each weight vector loaded once for all of them, each input an operand of its fused
-// multiply-add); border pixels run one by one with their own table. A last partial block of
-// channels is the block ending at the last channel (it overlaps the one before and writes the
-// same values again); fewer channels than a vector go channel by channel. `madd(acc, x, w)` is
+// window lies inside the image share one table and run in groups of pixels x vectors of
+// channels, eight accumulators a group (eight chains in flight, each weight vector loaded once
+// for the group's pixels, each input an operand of its fused multiply-add): the set's interior
+// group (`depthwiseInteriorPixels`), then shorter groups with more vectors per pixel for the
+// row's last pixels; border pixels run one at a time, with their own table and up to eight
+// vectors. A last partial block of channels is the block ending at the last channel (it
+// overlaps the one before and writes the same values again); fewer channels than a vector go
+// four by four or channel by channel. `madd(acc, x, w)` is
 // the set's fused multiply-add (one instruction on the FMA sets, exact emulation on the portable
 // one).
 
@@ -63,21 +66,26 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
             }
             return
         }
+        // Vectors of channels a short group may take at once (a block of them may not exceed the channels).
+        let nv = c / Vec.scalarCount
         for ox in 0..<minInt(lo, p.outW) {
             let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
-            pixels1(p, ox, n, inputOffsets, weightOffsets)
+            pixels1(p, ox, n, inputOffsets, weightOffsets, nv: nv)
         }
         if lo < hi {
             let n = tapTable(p, lo, kyLo, kyHi, inputOffsets, weightOffsets)
             var ox = lo
+            if depthwiseInteriorPixels == 4 && nv >= 2 {
+                while ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 4 }
+            }
             while ox &+ 8 <= hi { pixels8(p, ox, n, inputOffsets, weightOffsets); ox &+= 8 }
-            if ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets); ox &+= 4 }
-            if ox &+ 2 <= hi { pixels2(p, ox, n, inputOffsets, weightOffsets); ox &+= 2 }
-            if ox < hi { pixels1(p, ox, n, inputOffsets, weightOffsets) }
+            if ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 4 }
+            if ox &+ 2 <= hi { pixels2(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 2 }
+            if ox < hi { pixels1(p, ox, n, inputOffsets, weightOffsets, nv: nv) }
         }
         for ox in maxInt(hi, lo)..<p.outW {
             let n = tapTable(p, ox, kyLo, kyHi, inputOffsets, weightOffsets)
-            pixels1(p, ox, n, inputOffsets, weightOffsets)
+            pixels1(p, ox, n, inputOffsets, weightOffsets, nv: nv)
         }
     }
 }
@@ -101,53 +109,99 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     return n
 }
 
+// The groups: `count` pixels x `nv` vectors of channels, eight accumulators (chains) or fewer. Short groups take
+// more vectors per pixel, so a row's last pixels and its border pixels keep eight chains in flight as well.
 @inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
-                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 8, taps, io, wo) }
+                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 8, 1, taps, io, wo) }
 @inline(never) private func pixels4(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
-                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 4, taps, io, wo) }
+                                    _ wo: UnsafePointer<Int>, nv: Int) {
+    if nv >= 2 { pixels(p, ox, 4, 2, taps, io, wo) } else { pixels(p, ox, 4, 1, taps, io, wo) }
+}
 @inline(never) private func pixels2(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
-                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 2, taps, io, wo) }
+                                    _ wo: UnsafePointer<Int>, nv: Int) {
+    switch nv {
+    case 4...: pixels(p, ox, 2, 4, taps, io, wo)
+    case 2, 3: pixels(p, ox, 2, 2, taps, io, wo)
+    default: pixels(p, ox, 2, 1, taps, io, wo)
+    }
+}
 @inline(never) private func pixels1(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
-                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 1, taps, io, wo) }
+                                    _ wo: UnsafePointer<Int>, nv: Int) {
+    switch nv {
+    case 8...: pixels(p, ox, 1, 8, taps, io, wo)
+    case 4...7: pixels(p, ox, 1, 4, taps, io, wo)
+    case 2, 3: pixels(p, ox, 1, 2, taps, io, wo)
+    default: pixels(p, ox, 1, 1, taps, io, wo)
+    }
+}
 
-/// `count` (a constant, at most 8) neighbouring pixels from `ox` that share the tap table.
-@inline(__always) private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
-                                      _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
+/// Vector `i` (a constant) of eight.
+@_transparent private func pick(_ i: Int, _ w0: Vec, _ w1: Vec, _ w2: Vec, _ w3: Vec, _ w4: Vec, _ w5: Vec,
+                                _ w6: Vec, _ w7: Vec) -> Vec {
+    switch i {
+    case 0: return w0
+    case 1: return w1
+    case 2: return w2
+    case 3: return w3
+    case 4: return w4
+    case 5: return w5
+    case 6: return w6
+    default: return w7
+    }
+}
+
+/// `count` neighbouring pixels from `ox` that share the tap table, `nv` vectors of channels at a time (constants,
+/// `count * nv` at most 8): accumulator k is pixel k / nv, vector k % nv.
+@_transparent private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ nv: Int, _ taps: Int,
+                                  _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
     let win = p.window
     let V = Vec.scalarCount, c = win.channels, step = win.strideW &* p.pixelStride, ops = p.outputPixelStride
+    let n = count &* nv, width = nv &* V
     let origin = win.input + (win.iy0 &* win.inW &+ ox &* win.strideW &- win.padLeft) &* p.pixelStride
     let out0 = p.output + ox &* ops
     var ch = 0
     while ch < c {
-        let cb = ch &+ V <= c ? ch : c &- V
-        let q0 = origin + cb
-        let q1 = q0 + step, q2 = q1 + step, q3 = q2 + step, q4 = q3 + step, q5 = q4 + step, q6 = q5 + step
-        let q7 = q6 + step
+        let cb = ch &+ width <= c ? ch : c &- width
+        let q = origin + cb
+        // Accumulator k's input (at tap offset 0) and its first channel.
+        @_transparent func at(_ k: Int) -> Int { (k / nv) &* step &+ (k % nv) &* V }
+        let s0 = q + at(0), s1 = q + at(1), s2 = q + at(2), s3 = q + at(3)
+        let s4 = q + at(4), s5 = q + at(5), s6 = q + at(6), s7 = q + at(7)
         let wb = p.weights + cb
-        let b = p.bias.map { load($0 + cb) } ?? Vec()
-        var a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b
+        let bias = p.bias.map { $0 + cb }
+        @_transparent func start(_ v: Int) -> Vec { v < nv ? (bias.map { load($0 + v &* V) } ?? Vec()) : Vec() }
+        let b0 = start(0), b1 = start(1), b2 = start(2), b3 = start(3)
+        let b4 = start(4), b5 = start(5), b6 = start(6), b7 = start(7)
+        @_transparent func first(_ k: Int) -> Vec { pick(k % nv, b0, b1, b2, b3, b4, b5, b6, b7) }
+        var a0 = first(0), a1 = first(1), a2 = first(2), a3 = first(3)
+        var a4 = first(4), a5 = first(5), a6 = first(6), a7 = first(7)
         var t = 0
         while t < taps {
             let o = inputOffsets[t]
-            let w = load(wb + weightOffsets[t])
-            a0 = madd(a0, load(q0 + o), w)
-            if count > 1 { a1 = madd(a1, load(q1 + o), w) }
-            if count > 2 { a2 = madd(a2, load(q2 + o), w); a3 = madd(a3, load(q3 + o), w) }
-            if count > 4 {
-                a4 = madd(a4, load(q4 + o), w); a5 = madd(a5, load(q5 + o), w)
-                a6 = madd(a6, load(q6 + o), w); a7 = madd(a7, load(q7 + o), w)
+            let wt = wb + weightOffsets[t]
+            let w0 = load(wt), w1 = nv > 1 ? load(wt + V) : w0, w2 = nv > 2 ? load(wt + 2 &* V) : w0
+            let w3 = nv > 3 ? load(wt + 3 &* V) : w0, w4 = nv > 4 ? load(wt + 4 &* V) : w0
+            let w5 = nv > 5 ? load(wt + 5 &* V) : w0, w6 = nv > 6 ? load(wt + 6 &* V) : w0
+            let w7 = nv > 7 ? load(wt + 7 &* V) : w0
+            @_transparent func w(_ k: Int) -> Vec { pick(k % nv, w0, w1, w2, w3, w4, w5, w6, w7) }
+            a0 = madd(a0, load(s0 + o), w(0))
+            if n > 1 { a1 = madd(a1, load(s1 + o), w(1)) }
+            if n > 2 { a2 = madd(a2, load(s2 + o), w(2)); a3 = madd(a3, load(s3 + o), w(3)) }
+            if n > 4 {
+                a4 = madd(a4, load(s4 + o), w(4)); a5 = madd(a5, load(s5 + o), w(5))
+                a6 = madd(a6, load(s6 + o), w(6)); a7 = madd(a7, load(s7 + o), w(7))
             }
             t &+= 1
         }
-        let out = out0 + cb
-        store(finish(a0, p, cb), out)
-        if count > 1 { store(finish(a1, p, cb), out + ops) }
-        if count > 2 { store(finish(a2, p, cb), out + 2 &* ops); store(finish(a3, p, cb), out + 3 &* ops) }
-        if count > 4 {
-            store(finish(a4, p, cb), out + 4 &* ops); store(finish(a5, p, cb), out + 5 &* ops)
-            store(finish(a6, p, cb), out + 6 &* ops); store(finish(a7, p, cb), out + 7 &* ops)
+        @_transparent func put(_ a: Vec, _ k: Int) {
+            let v = (k % nv) &* V
+            store(finish(a, p, cb &+ v), out0 + ((k / nv) &* ops &+ cb &+ v))
         }
-        ch &+= V
+        put(a0, 0)
+        if n > 1 { put(a1, 1) }
+        if n > 2 { put(a2, 2); put(a3, 3) }
+        if n > 4 { put(a4, 4); put(a5, 5); put(a6, 6); put(a7, 7) }
+        ch &+= width
     }
 }
 

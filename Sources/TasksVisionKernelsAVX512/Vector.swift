@@ -19,6 +19,9 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float,
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 7
 
+/// Interior pixels per depthwise group: 8 pixels x 1 vector (a 64-byte line each).
+let depthwiseInteriorPixels = 8
+
 /// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
 /// its x86 configurations use on every CPU).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }

@@ -18,6 +18,9 @@ typealias VecFloats = (Float, Float, Float, Float)
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 6
 
+/// Interior pixels per depthwise group: 8 pixels x 1 vector.
+let depthwiseInteriorPixels = 8
+
 /// `a + d * t` rounded once, as XNNPACK's neonfma ibilinear kernel (`vfmaq_f32`).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { fusedMultiplyAdd(d, t, a) }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a.addingProduct(d, t) }

@@ -21,3 +21,6 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 /// its x86 configurations use on every CPU).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a + d * t }
+
+/// Interior pixels per depthwise group: 8 pixels x 1 vector.
+let depthwiseInteriorPixels = 8

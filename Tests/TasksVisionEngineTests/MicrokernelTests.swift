@@ -188,6 +188,12 @@ final class MicrokernelTests: KernelTestCase {
             // (the last block not a whole number of vectors).
             C(h: 7, w: 7, cin: 200, cout: 200, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2, act: .relu6),
             C(h: 9, w: 8, cin: 72, cout: 72, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            // Groups of several vectors per pixel: border pixels and a row's last pixels with up to eight vectors
+            // (the last block overlapping), interior groups of two.
+            C(h: 6, w: 15, cin: 136, cout: 136, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1,
+              act: .relu6),
+            C(h: 10, w: 11, cin: 70, cout: 70, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+            C(h: 5, w: 14, cin: 20, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
         ]
         for set in fmaSets {
             for (index, c) in cases.enumerated() {
