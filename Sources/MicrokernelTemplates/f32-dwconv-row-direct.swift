@@ -75,7 +75,10 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
         if lo < hi {
             let n = tapTable(p, lo, kyLo, kyHi, inputOffsets, weightOffsets)
             var ox = lo
-            if depthwiseInteriorPixels == 4 && nv >= 2 {
+            // Groups of two vectors only where the channels come in whole pairs of vectors, or nearly (24 channels
+            // in blocks of 16 would compute 32).
+            let vectors = (c &+ Vec.scalarCount &- 1) / Vec.scalarCount
+            if depthwiseInteriorPixels == 4 && nv >= 2 && (vectors % 2 == 0 || vectors >= 8) {
                 while ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 4 }
             }
             while ox &+ 8 <= hi { pixels8(p, ox, n, inputOffsets, weightOffsets); ox &+= 8 }

@@ -69,8 +69,8 @@ let panelBytes = 24 * 1024
     }
 }
 
-// One copy per row count and width, each with both constants, and within it one for plain products (rows of A
-// read straight, a clamp at most): their tiles skip the epilogue's tests, which cost as much as a short k loop.
+// One copy per row count and width, each with both constants, and within it one per tile mode (`plainTiles`):
+// plain and residual tiles skip the general epilogue's tests per row, which cost as much as a short k loop.
 @inline(never) private func gemm1(_ p: GEMMArguments, _ m0: Int, _ count: Int, _ start: Int, _ end: Int) {
     gemmRows(p, m0, count, 1, 2, start, end)
 }
@@ -124,29 +124,33 @@ let panelBytes = 24 * 1024
     storeVec(v, p)
 }
 
-/// The plain or the general copy of `gemmRows`, chosen once per call.
+/// The copies of `gemmRows`: rows of A read straight (one segment) with at most a clamp after the sum; the same
+/// with a residual added (a residual block's projection); anything else (segmented rows, PReLU).
+private let plainTiles = 0, residualTiles = 1, generalTiles = 2
+
+/// The copy of `gemmRows` for this product, chosen once per call.
 @_transparent private func gemmRows(_ p: GEMMArguments, _ first: Int, _ count: Int, _ mr: Int, _ nv: Int, _ start: Int,
                                     _ end: Int) {
-    if p.isPlain {
-        gemmRows(p, first, count, mr, nv, start, end, plain: true)
+    if p.segments == 1 && p.alpha == nil {
+        if p.residual == nil {
+            gemmRows(p, first, count, mr, nv, start, end, mode: plainTiles)
+        } else {
+            gemmRows(p, first, count, mr, nv, start, end, mode: residualTiles)
+        }
     } else {
-        gemmRows(p, first, count, mr, nv, start, end, plain: false)
+        gemmRows(p, first, count, mr, nv, start, end, mode: generalTiles)
     }
 }
 
-extension GEMMArguments {
-    /// Rows of A read straight (one segment), and no residual or PReLU: at most a clamp after the sum.
-    @_transparent var isPlain: Bool { segments == 1 && residual == nil && alpha == nil }
-}
-
 /// `count` tiles of `mr` rows of `nv` vectors (constants at each call, so the unused code folds away) from row
-/// `first`, across columns start..<end (`start` a multiple of the tile width). `plain`: see `isPlain`.
+/// `first`, across columns start..<end (`start` a multiple of the tile width). `mode`: see `plainTiles`.
 /// Transparent: with `@inline(__always)` the second copy in each caller stayed one shared, unspecialized function
 /// (the row count a run-time value on every residual layer).
 @_transparent private func gemmRows(_ p: GEMMArguments, _ first: Int, _ count: Int, _ mr: Int, _ nv: Int,
-                                    _ start: Int, _ end: Int, plain: Bool) {
+                                    _ start: Int, _ end: Int, mode: Int) {
     let V = Vec.scalarCount, nr = nv &* V, k = p.k
-    let segments = plain ? 1 : p.segments, length = plain ? k : k / p.segments
+    let straight = mode != generalTiles
+    let segments = straight ? 1 : p.segments, length = straight ? k : k / p.segments
     let clamps = p.lo > -.infinity || p.hi < .infinity
     for t in 0..<count {
         let m0 = first &+ t &* mr
@@ -188,7 +192,20 @@ extension GEMMArguments {
             let nc = minInt(nr, end &- n0)
             let c0 = p.c + (m0 &* p.ldc &+ n0)
             // Every row's epilogue before any store, so a residual read in place is read whole.
-            if plain || (p.residual == nil && p.alpha == nil) {
+            if mode == residualTiles, let residual = p.residual {
+                // The tile's residual columns, the same for every row (tested once per tile, not per row).
+                let r0 = residual + (m0 &* p.residualStride &+ n0), rs = p.residualStride
+                let have = minInt(nc, p.residualChannels &- n0)
+                addResidual(&x0, &y0, r0, have, nr)
+                if mr > 1 { addResidual(&x1, &y1, r0 + rs, have, nr) }
+                if mr > 2 { addResidual(&x2, &y2, r0 + 2 &* rs, have, nr) }
+                if mr > 3 { addResidual(&x3, &y3, r0 + 3 &* rs, have, nr) }
+                if mr > 4 { addResidual(&x4, &y4, r0 + 4 &* rs, have, nr) }
+                if mr > 5 { addResidual(&x5, &y5, r0 + 5 &* rs, have, nr) }
+                if mr > 6 { addResidual(&x6, &y6, r0 + 6 &* rs, have, nr) }
+                if mr > 7 { addResidual(&x7, &y7, r0 + 7 &* rs, have, nr) }
+            }
+            if mode != generalTiles || (p.residual == nil && p.alpha == nil) {
                 // The common case, a clamp-type activation alone, stays in registers.
                 if clamps {
                     let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
@@ -238,16 +255,7 @@ extension GEMMArguments {
                                     _ nc: Int, _ nr: Int) {
     let V = Vec.scalarCount
     if let residual = p.residual {
-        let r = residual + (row &* p.residualStride &+ n0)
-        let have = minInt(nc, p.residualChannels &- n0)
-        if have >= nr {
-            x = x + load(r)
-            if nr > V { y = y + load(r + V) }
-        } else if have > 0 {
-            var rx = Vec(), ry = Vec()
-            for j in 0..<have { if j < V { rx[j] = r[j] } else { ry[j &- V] = r[j] } }
-            x = x + rx; y = y + ry
-        }
+        addResidual(&x, &y, residual + (row &* p.residualStride &+ n0), minInt(nc, p.residualChannels &- n0), nr)
     }
     if p.lo > -.infinity || p.hi < .infinity {
         let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
@@ -263,6 +271,26 @@ extension GEMMArguments {
             for j in 0..<nc { if j < V { ax[j] = a[j] } else { ay[j &- V] = a[j] } }
         }
         x = prelu(x, ax); y = prelu(y, ay)
+    }
+}
+
+/// The residual's first `have` columns of a row (from `r`) added to its one or two vectors: whole vectors loaded,
+/// lanes only for a last partial one.
+@_transparent private func addResidual(_ x: inout Vec, _ y: inout Vec, _ r: UnsafePointer<Float>, _ have: Int,
+                                       _ nr: Int) {
+    let V = Vec.scalarCount
+    if have >= nr {
+        x = x + load(r)
+        if nr > V { y = y + load(r + V) }
+    } else if have >= V {
+        x = x + load(r)
+        var ry = Vec()
+        for j in V..<have { ry[j &- V] = r[j] }
+        y = y + ry
+    } else if have > 0 {
+        var rx = Vec()
+        for j in 0..<have { rx[j] = r[j] }
+        x = x + rx
     }
 }
 

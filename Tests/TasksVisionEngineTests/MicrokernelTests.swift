@@ -119,6 +119,9 @@ final class MicrokernelTests: KernelTestCase {
             (C(h: 48, w: 48, cin: 3, cout: 32, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1), false, true),
             // A residual is read by row index: padded pixels one run at a time.
             (C(h: 14, w: 13, cin: 5, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), true, false),
+            // Residual tiles (one segment, no PReLU): a last tile of one vector and one of a vector and a few lanes.
+            (C(h: 16, w: 16, cin: 24, cout: 24, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
+            (C(h: 9, w: 11, cin: 16, cout: 45, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
