@@ -5,8 +5,9 @@ machine, same run, same thread count, and prints our median over theirs.
     swift build -c release && python3 tools/bench_engine.py [--threads 1 2] [--runs 100]
 
 Needs `pip install ai-edge-litert numpy`. Each model is measured alternately on
-both engines (three rounds, best median kept per engine) to damp the noise of a
-shared machine.
+both engines, in rounds (five by default): `ratio` is our best median over theirs, and
+`paired` the median over rounds of each round's ratio (ours, then theirs right after),
+which holds better where a shared machine's speed drifts over seconds.
 """
 import argparse, json, os, subprocess, sys, time
 import numpy as np
@@ -48,10 +49,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--runs", type=int, default=100)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", nargs="+", default=MODELS)
     args = ap.parse_args()
-    print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6}")
+    print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6} {'paired':>6}")
     for name in args.models:
         path = os.path.join(ROOT, "Models", name)
         for threads in args.threads:
@@ -60,7 +61,8 @@ def main():
                 ours.append(ours_median(path, threads, args.runs))
                 theirs.append(tflite_median(path, threads, args.runs))
             o, t = min(ours), min(theirs)
-            print(f"{name:42} {threads:3d} {o:8.3f} {t:9.3f} {o / t:6.2f}", flush=True)
+            paired = float(np.median([a / b for a, b in zip(ours, theirs)]))
+            print(f"{name:42} {threads:3d} {o:8.3f} {t:9.3f} {o / t:6.2f} {paired:6.2f}", flush=True)
 
 
 if __name__ == "__main__":

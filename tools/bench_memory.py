@@ -4,7 +4,11 @@
 process's peak before the model was loaded (vision-bench alone; Python with numpy and TFLite
 imported).
 
-    swift build -c release && python3 tools/bench_memory.py [--threads 1]
+    swift build -c release && python3 tools/bench_memory.py [--threads 1] [--tasks]
+
+With --tasks, the same for each task of the command line on one photo: `vision <task> PHOTO`'s peak
+resident set less `vision kernels`' (the process alone), against MediaPipe 1.2.3's task on the same
+photo in IMAGE mode, less the peak of Python with mediapipe imported.
 """
 import argparse, json, os, subprocess, sys
 
@@ -28,11 +32,66 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
 """
 
 
+SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
+# task, command line arguments, photo, MediaPipe task in IMAGE mode (its class, options, bundle, call).
+TASKS = [
+    ("faces", ["faces"], "faces_two_1.png", "FaceDetector", "blaze_face_short_range.tflite", "detect", ""),
+    ("hands", ["hands", "--num-hands", "2"], "hands_two_1.png", "HandLandmarker", "hand_landmarker.task", "detect",
+     "num_hands=2"),
+    ("gestures", ["gestures", "--num-hands", "2"], "hands_two_1.png", "GestureRecognizer", "gesture_recognizer.task",
+     "recognize", "num_hands=2"),
+    ("pose", ["pose"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_lite.task", "detect", ""),
+    ("pose-accurate", ["pose", "--accurate"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_full.task",
+     "detect", ""),
+]
+
+TASK_CHILD = r"""
+import resource, sys
+import mediapipe as mp
+from mediapipe.tasks.python import vision, BaseOptions
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+cls, model, call, extra, photo = sys.argv[1:6]
+options = eval(f"vision.{cls}Options(base_options=BaseOptions(model_asset_path=model){', ' + extra if extra else ''})")
+task = getattr(vision, cls).create_from_options(options)
+getattr(task, call)(mp.Image.create_from_file(photo))
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
+"""
+
+# Runs a command in a child and prints the child's peak resident set in bytes.
+PEAK_OF_CHILD = r"""
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+
+
+def child_peak(command):
+    return int(subprocess.run([sys.executable, "-c", PEAK_OF_CHILD] + command, check=True, capture_output=True,
+                              text=True).stdout.strip().splitlines()[-1])
+
+
+def tasks(threads):
+    cli = os.path.join(ROOT, ".build", "release", "vision")
+    alone = child_peak([cli, "kernels"])
+    print(f"{'task':42} {'ours MB':>8} {'mediapipe MB':>12} {'ratio':>6}")
+    for name, args, photo, cls, model, call, extra in TASKS:
+        image = os.path.join(SHARED, "testdata", "images", photo)
+        ours = (child_peak([cli] + args + ["--threads", str(threads), image]) - alone) / 1e6
+        theirs = int(subprocess.run([sys.executable, "-c", TASK_CHILD, cls, os.path.join(ROOT, "Models", model), call,
+                                     extra, image], check=True, capture_output=True, text=True
+                                    ).stdout.strip().splitlines()[-1]) / 1e6
+        print(f"{name + ' (' + photo + ')':42} {ours:8.1f} {theirs:12.1f} {ours / max(theirs, 1e-9):6.2f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--tasks", action="store_true", help="the command line's tasks against MediaPipe's")
     args = ap.parse_args()
+    if args.tasks:
+        tasks(args.threads)
+        return
     bench = os.path.join(ROOT, ".build", "release", "vision-bench")
     print(f"{'model':42} {'ours MB':>8} {'tflite MB':>9} {'ratio':>6}")
     for name in args.models:

@@ -73,19 +73,26 @@ struct Microkernels {
         }
     }
 
-    /// The widest GEMM when `columns` fill at least one of its tiles, as XNNPACK picks (its
-    /// narrower config only below one tile): the two-vector tile's loads and broadcasts per
-    /// multiply-add outweigh the padding of a last half-empty block (144 columns: 201 GFLOP/s
-    /// on 7x32 tiles against 170 on 8x16). Fewer columns take the tile with the fewest vector
-    /// instructions, then the least padding: 8 channels an 8-wide tile, 24 the 32-wide one.
+    /// The widest GEMM when `columns` fill at least one of its tiles, as XNNPACK picks, unless the set's one-vector
+    /// tile computes enough less padding to make up for its lower speed (`narrowTileSpeed`): 24 columns on AVX2 take
+    /// three 8-wide tiles, not two 16-wide ones of which a quarter is padding. Fewer columns than a wide tile take
+    /// the tile with the fewest vector instructions, then the least padding: 8 channels an 8-wide tile.
     func gemm(columns: Int) -> GEMM? {
         func cost(_ g: GEMM) -> (Int, Int) {
             let blocks = (columns + g.nr - 1) / g.nr
             return (blocks * g.vectors, blocks * g.nr)
         }
-        if let widest = gemms.first, columns >= widest.nr { return widest }
+        func used(_ g: GEMM) -> Double { Double(columns) / Double((columns + g.nr - 1) / g.nr * g.nr) }
+        if let widest = gemms.first, columns >= widest.nr {
+            if gemms.count > 1 && used(gemms[1]) * Self.narrowTileSpeed > used(widest) { return gemms[1] }
+            return widest
+        }
         return gemms.min { cost($0) < cost($1) }
     }
+
+    /// Multiply-adds per second of the one-vector tiles against the two-vector ones (their broadcasts and weight
+    /// loads per multiply-add are more), about 0.8 on AVX2 (Zen 3) and AVX-512 alike.
+    static let narrowTileSpeed = 0.8
 
     /// The widest depthwise row kernel for `channels`.
     func depthwiseRow(channels: Int) -> ((DepthwiseRowArguments) -> Void)? {

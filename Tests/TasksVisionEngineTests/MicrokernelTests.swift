@@ -56,6 +56,18 @@ final class MicrokernelTests: KernelTestCase {
         }
     }
 
+    /// Tile widths per column count (a choice of speed only: every tile sums as XNNPACK does). The widest tile once
+    /// the columns fill one, unless a quarter or more of it would be padding that one-vector tiles avoid.
+    func testGEMMTileChoice() {
+        func widths(_ set: KernelSet, _ columns: [Int]) -> [Int] {
+            columns.map { Microkernels(set).gemm(columns: $0)?.nr ?? 0 }
+        }
+        XCTAssertEqual(widths(.avx2, [4, 8, 12, 16, 17, 20, 24, 25, 32, 36, 40, 144]),
+                       [8, 8, 16, 16, 8, 8, 8, 16, 16, 16, 16, 16])
+        XCTAssertEqual(widths(.avx512, [8, 16, 24, 32, 40, 48, 56, 64, 144]), [8, 16, 32, 32, 16, 16, 32, 32, 32])
+        XCTAssertEqual(widths(.portable, [24]), [0], "the portable set has no packed GEMM")
+    }
+
     func testInterpreterRefusesASetTheCPULacks() throws {
         guard let lacking = KernelSet.allCases.first(where: { !$0.isSupported() }) else { return }
         let path = try TestPaths.model("canned_gesture_classifier.tflite")
