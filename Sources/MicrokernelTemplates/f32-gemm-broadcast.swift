@@ -16,9 +16,9 @@ public let gemmMR = wideTileRows
 public let gemmNarrowMR = 8
 
 /// The whole product, weights packed for `gemmNR`. The columns go in panels whose packed
-/// weights fit in L1 (`panelColumns`), each panel across all rows in tiles of `gemmMR`: a panel
-/// is read from memory once per call, and the rows of A (at most a tile of output pixels) are
-/// read again from L1 or L2 for each panel.
+/// weights fit in L1 (`panelBytes`), each panel across all rows of a block of rows that fits in
+/// L2 (`rowBlockBytes`), in tiles of `gemmMR`: a panel is read from memory once per row block,
+/// and the block's rows of A from L2 for each panel.
 public func f32GEMM(_ p: GEMMArguments) { drive(p, gemmNR, wide: true) }
 
 /// The same with one-vector tiles; weights packed for `gemmNarrowNR`.
@@ -49,23 +49,32 @@ public func f32GEMMNarrow(_ p: GEMMArguments) { drive(p, gemmNarrowNR, wide: fal
 
 /// Bytes of packed weights per column panel (half of a 48 KB L1, leaving room for rows of A).
 let panelBytes = 24 * 1024
+/// Bytes of rows of A per row block, a block of rows taken across every panel before the next: half of a 512 KB L2,
+/// so a block's rows are read from memory once, not once per panel (14x14x1152 -> 192: 12 panels of a 900 KB A).
+let rowBlockBytes = 256 * 1024
 
 @inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, wide: Bool) {
     let blockBytes = (p.k &+ 1) &* nr &* 4
     let panel = maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
-    var start = 0
-    while start < p.n {
-        let end = minInt(p.n, start &+ panel)
-        // Rows in tiles of as even a size as the tile count allows (49 rows: 5 to 6 per tile, not
-        // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
-        let mr = wide ? gemmMR : gemmNarrowMR
-        let tileCount = (p.m &+ mr &- 1) / mr
-        let base = p.m / maxInt(tileCount, 1), longer = p.m &- base &* tileCount
-        if longer > 0 { tiles(p, 0, longer, start, end, rows: base &+ 1, wide: wide) }
-        if tileCount > longer {
-            tiles(p, longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
+    let mr = wide ? gemmMR : gemmNarrowMR
+    let blockRows = p.n > panel ? maxInt(mr, rowBlockBytes / maxInt(p.k &* 4, 1) / mr &* mr) : p.m
+    var r0 = 0
+    while r0 < p.m {
+        let rows = minInt(blockRows, p.m &- r0)
+        var start = 0
+        while start < p.n {
+            let end = minInt(p.n, start &+ panel)
+            // Rows in tiles of as even a size as the tile count allows (49 rows: 5 to 6 per tile, not
+            // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
+            let tileCount = (rows &+ mr &- 1) / mr
+            let base = rows / maxInt(tileCount, 1), longer = rows &- base &* tileCount
+            if longer > 0 { tiles(p, r0, longer, start, end, rows: base &+ 1, wide: wide) }
+            if tileCount > longer {
+                tiles(p, r0 &+ longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
+            }
+            start = end
         }
-        start = end
+        r0 &+= rows
     }
 }
 

@@ -112,6 +112,8 @@ final class MicrokernelTests: KernelTestCase {
 
     func testConvolutionsAreXNNPACKChains() {
         typealias C = KernelTests.ConvCase
+        let rowBlocks = C(h: 10, w: 10, cin: 1200, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0,
+                          padRight: 0)
         let cases: [(C, Bool, Bool)] = [
             (C(h: 1, w: 1, cin: 3, cout: 5, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), false, false),
             (C(h: 7, w: 9, cin: 13, cout: 11, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), true, false),
@@ -134,6 +136,9 @@ final class MicrokernelTests: KernelTestCase {
             // Residual tiles (one segment, no PReLU): a last tile of one vector and one of a vector and a few lanes.
             (C(h: 16, w: 16, cin: 24, cout: 24, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
             (C(h: 9, w: 11, cin: 16, cout: 45, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, false),
+            // Rows of A larger than a row block (100 rows of 1200 floats: blocks of 54 and 46 rows across 16-column
+            // panels), plain and through the general epilogue.
+            (rowBlocks, false, false), (rowBlocks, true, true),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
