@@ -33,16 +33,15 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
 
 
 SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
-# task, command line arguments, photo, MediaPipe task in IMAGE mode (its class, options, bundle, call).
+# task, command line arguments, photo, MediaPipe task in IMAGE mode (its class, bundle, call), hands (0: not a
+# hand task).
 TASKS = [
-    ("faces", ["faces"], "faces_two_1.png", "FaceDetector", "blaze_face_short_range.tflite", "detect", ""),
-    ("hands", ["hands", "--num-hands", "2"], "hands_two_1.png", "HandLandmarker", "hand_landmarker.task", "detect",
-     "num_hands=2"),
-    ("gestures", ["gestures", "--num-hands", "2"], "hands_two_1.png", "GestureRecognizer", "gesture_recognizer.task",
-     "recognize", "num_hands=2"),
-    ("pose", ["pose"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_lite.task", "detect", ""),
+    ("faces", ["faces"], "faces_two_1.png", "FaceDetector", "blaze_face_short_range.tflite", "detect", 0),
+    ("hands", ["hands"], "hands_two_1.png", "HandLandmarker", "hand_landmarker.task", "detect", 2),
+    ("gestures", ["gestures"], "hands_two_1.png", "GestureRecognizer", "gesture_recognizer.task", "recognize", 2),
+    ("pose", ["pose"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_lite.task", "detect", 0),
     ("pose-accurate", ["pose", "--accurate"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_full.task",
-     "detect", ""),
+     "detect", 0),
 ]
 
 TASK_CHILD = r"""
@@ -50,8 +49,9 @@ import resource, sys
 import mediapipe as mp
 from mediapipe.tasks.python import vision, BaseOptions
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-cls, model, call, extra, photo = sys.argv[1:6]
-options = eval(f"vision.{cls}Options(base_options=BaseOptions(model_asset_path=model){', ' + extra if extra else ''})")
+cls, model, call, hands, photo = sys.argv[1:6]
+extra = {"num_hands": int(hands)} if int(hands) else {}
+options = getattr(vision, cls + "Options")(base_options=BaseOptions(model_asset_path=model), **extra)
 task = getattr(vision, cls).create_from_options(options)
 getattr(task, call)(mp.Image.create_from_file(photo))
 print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
@@ -65,21 +65,25 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
 """
 
 
+def last_line(command):
+    """The last line a command prints (the measurement; the lines before are the libraries' logs)."""
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+
+
 def child_peak(command):
-    return int(subprocess.run([sys.executable, "-c", PEAK_OF_CHILD] + command, check=True, capture_output=True,
-                              text=True).stdout.strip().splitlines()[-1])
+    return int(last_line([sys.executable, "-c", PEAK_OF_CHILD] + command))
 
 
 def tasks(threads):
     cli = os.path.join(ROOT, ".build", "release", "vision")
     alone = child_peak([cli, "kernels"])
     print(f"{'task':42} {'ours MB':>8} {'mediapipe MB':>12} {'ratio':>6}")
-    for name, args, photo, cls, model, call, extra in TASKS:
+    for name, args, photo, cls, model, call, hands in TASKS:
         image = os.path.join(SHARED, "testdata", "images", photo)
-        ours = (child_peak([cli] + args + ["--threads", str(threads), image]) - alone) / 1e6
-        theirs = int(subprocess.run([sys.executable, "-c", TASK_CHILD, cls, os.path.join(ROOT, "Models", model), call,
-                                     extra, image], check=True, capture_output=True, text=True
-                                    ).stdout.strip().splitlines()[-1]) / 1e6
+        counts = ["--num-hands", str(hands)] if hands else []
+        ours = (child_peak([cli] + args + counts + ["--threads", str(threads), image]) - alone) / 1e6
+        theirs = int(last_line([sys.executable, "-c", TASK_CHILD, cls, os.path.join(ROOT, "Models", model), call,
+                                str(hands), image])) / 1e6
         print(f"{name + ' (' + photo + ')':42} {ours:8.1f} {theirs:12.1f} {ours / max(theirs, 1e-9):6.2f}", flush=True)
 
 
@@ -96,12 +100,10 @@ def main():
     print(f"{'model':42} {'ours MB':>8} {'tflite MB':>9} {'ratio':>6}")
     for name in args.models:
         path = os.path.join(ROOT, "Models", name)
-        out = subprocess.run([bench, "--model", path, "--threads", str(args.threads), "--runs", "5", "--warmup", "0",
-                              "--json", "--no-profile"], check=True, capture_output=True, text=True).stdout
-        r = json.loads(out.strip().splitlines()[-1])
+        r = json.loads(last_line([bench, "--model", path, "--threads", str(args.threads), "--runs", "5",
+                                  "--warmup", "0", "--json", "--no-profile"]))
         ours = (r["peakBytes"] - r["baselineBytes"]) / 1e6
-        theirs = int(subprocess.run([sys.executable, "-c", CHILD, path, str(args.threads)], check=True,
-                                    capture_output=True, text=True).stdout.strip().splitlines()[-1]) / 1e6
+        theirs = int(last_line([sys.executable, "-c", CHILD, path, str(args.threads)])) / 1e6
         print(f"{name:42} {ours:8.1f} {theirs:9.1f} {ours / max(theirs, 1e-9):6.2f}")
 
 
