@@ -7,7 +7,9 @@ machine, same run, same thread count, and prints our median over theirs.
 Needs `pip install ai-edge-litert numpy`. Each model is measured alternately on
 both engines, in rounds (five by default): `ratio` is our best median over theirs, and
 `paired` the median over rounds of each round's ratio (ours, then theirs right after),
-which holds better where a shared machine's speed drifts over seconds.
+and `pooled` the median of our round medians over the median of theirs. On a shared
+machine whose speed drifts over seconds, many short rounds (`--rounds 30 --runs 20`)
+give both engines the same spread of slow and fast moments, so `pooled` holds best.
 """
 import argparse, json, os, subprocess, sys, time
 import numpy as np
@@ -52,7 +54,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", nargs="+", default=MODELS)
     args = ap.parse_args()
-    print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6} {'paired':>6}")
+    print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6} {'paired':>6} {'pooled':>6}")
     for name in args.models:
         path = os.path.join(ROOT, "Models", name)
         for threads in args.threads:
@@ -62,7 +64,8 @@ def main():
                 theirs.append(tflite_median(path, threads, args.runs))
             o, t = min(ours), min(theirs)
             paired = float(np.median([a / b for a, b in zip(ours, theirs)]))
-            print(f"{name:42} {threads:3d} {o:8.3f} {t:9.3f} {o / t:6.2f} {paired:6.2f}", flush=True)
+            pooled = float(np.median(ours) / np.median(theirs))
+            print(f"{name:42} {threads:3d} {o:8.3f} {t:9.3f} {o / t:6.2f} {paired:6.2f} {pooled:6.2f}", flush=True)
 
 
 if __name__ == "__main__":
