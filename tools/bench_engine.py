@@ -8,7 +8,7 @@ Needs `pip install ai-edge-litert numpy`. Each model is measured alternately on
 both engines, in rounds (five by default): `ratio` is our best median over theirs, and
 `paired` the median over rounds of each round's ratio (ours, then theirs right after),
 and `pooled` the median of our round medians over the median of theirs. On a shared
-machine whose speed drifts over seconds, many short rounds (`--rounds 30 --runs 20`)
+machine whose speed drifts over seconds, many short rounds (`--rounds 20 --runs 20`)
 give both engines the same spread of slow and fast moments, so `pooled` holds best.
 """
 import argparse, json, os, subprocess, sys, time

@@ -2,7 +2,7 @@
 """Per-frame latency of the vision tasks, ours (vision-bench --task) against the official
 MediaPipe Tasks API on the same frames, same machine, same run; prints our best round median over
 theirs (`ratio`) and the median of our round medians over the median of theirs (`pooled`: with many
-short rounds, `--rounds 15 --runs 20`, both see the same spread of a shared machine's slow moments).
+short rounds, `--rounds 20 --runs 20`, both see the same spread of a shared machine's slow moments).
 
     swift build -c release && python3 tools/bench_tasks.py [--runs 100]
 
