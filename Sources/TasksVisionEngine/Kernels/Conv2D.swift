@@ -82,7 +82,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// Below 16 output channels the small-matrix kernels are slower than the packed ones.
     static let smallMatrixMinimumChannels = 16
     /// One output channel over at least this many pixels takes the direct kernel
-    /// (`singleChannel`); a GEMM of one column would be padded to 16.
+    /// (`singleChannel`), unless OpenBLAS sums as XNNPACK; a GEMM of one column is padded to 16.
     static let singleChannelMinimumPixels = 4096
 
     /// Rows per tile on an FMA kernel set: a multiple of the microkernel's 6 rows, short enough
@@ -134,7 +134,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         }
         packed = nil
         tileRows = rows
-        if g.outC == 1 && pixels >= Self.singleChannelMinimumPixels {
+        // The direct kernel sums in 8 lanes, not XNNPACK's chain: where OpenBLAS's kernels sum as
+        // XNNPACK does, the padded product keeps that guarantee.
+        if g.outC == 1 && pixels >= Self.singleChannelMinimumPixels && !KernelSet.portable.sumsAsXNNPACK {
             gemm = nil
             afterGEMM = epilogue
         } else {
