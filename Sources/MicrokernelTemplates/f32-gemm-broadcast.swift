@@ -53,11 +53,23 @@ let panelBytes = 24 * 1024
 /// so a block's rows are read from memory once, not once per panel (14x14x1152 -> 192: 12 panels of a 900 KB A).
 let rowBlockBytes = 256 * 1024
 
+/// Bytes of one column block's packed weights above which a product of plain rows (one segment) and several tiles
+/// goes in slices of k, each slice's weights (at most `panelBytes`) across all the block's tiles while they stay in
+/// L1: otherwise each tile reads the block from L2 (the projections of 480 to 1152 channels).
+let sliceAboveBytes = 32 * 1024
+
 @inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, wide: Bool) {
+    if p.m == 1 {
+        singleRow(p, wide: wide)
+        return
+    }
     let blockBytes = (p.k &+ 1) &* nr &* 4
-    let panel = maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
     let mr = wide ? gemmMR : gemmNarrowMR
+    let slices = p.segments == 1 && p.m > mr && blockBytes > sliceAboveBytes
+        ? (p.k &* nr &* 4 &+ panelBytes &- 1) / panelBytes : 1
+    let panel = slices > 1 ? nr : maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
     let blockRows = p.n > panel ? maxInt(mr, rowBlockBytes / maxInt(p.k &* 4, 1) / mr &* mr) : p.m
+    var q = p
     var r0 = 0
     while r0 < p.m {
         let rows = minInt(blockRows, p.m &- r0)
@@ -68,9 +80,13 @@ let rowBlockBytes = 256 * 1024
             // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
             let tileCount = (rows &+ mr &- 1) / mr
             let base = rows / maxInt(tileCount, 1), longer = rows &- base &* tileCount
-            if longer > 0 { tiles(p, r0, longer, start, end, rows: base &+ 1, wide: wide) }
-            if tileCount > longer {
-                tiles(p, r0 &+ longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
+            for slice in 0..<slices {
+                q.kBegin = slice &* p.k / slices
+                q.kEnd = (slice &+ 1) &* p.k / slices
+                if longer > 0 { tiles(q, r0, longer, start, end, rows: base &+ 1, wide: wide) }
+                if tileCount > longer {
+                    tiles(q, r0 &+ longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
+                }
             }
             start = end
         }
@@ -126,6 +142,94 @@ let rowBlockBytes = 256 * 1024
     gemmRows(p, m0, count, 8, 1, start, end)
 }
 
+/// A single row (a fully connected layer on one input, a 1x1 output map). Its tiles would hold one chain per vector,
+/// each fused multiply-add waiting on the one before; instead eight vectors of columns (four blocks of two, or
+/// eight of one) go in one pass: eight independent chains, each still its output's chain from the bias in k order,
+/// and eight streams of weights in flight. No panels: with one row nothing is read twice.
+@inline(never) private func singleRow(_ p: GEMMArguments, wide: Bool) {
+    let nr = wide ? gemmNR : gemmNarrowNR, group = wide ? 4 : 8
+    let blocks = (p.n &+ nr &- 1) / nr
+    var block = 0
+    while block < blocks {
+        let count = minInt(group, blocks &- block)
+        switch (count, wide) {
+        case (1, true): rowBlocks(p, block, 1, 2)
+        case (2, true): rowBlocks(p, block, 2, 2)
+        case (3, true): rowBlocks(p, block, 3, 2)
+        case (_, true): rowBlocks(p, block, 4, 2)
+        case (1, false): rowBlocks(p, block, 1, 1)
+        case (2, false): rowBlocks(p, block, 2, 1)
+        case (3, false): rowBlocks(p, block, 3, 1)
+        case (4, false): rowBlocks(p, block, 4, 1)
+        case (5, false): rowBlocks(p, block, 5, 1)
+        case (6, false): rowBlocks(p, block, 6, 1)
+        case (7, false): rowBlocks(p, block, 7, 1)
+        case (_, false): rowBlocks(p, block, 8, 1)
+        }
+        block &+= count
+    }
+}
+
+/// Row 0 across `count` column blocks of `nv` vectors from `first` (count x nv <= 8; constants at each call).
+@_transparent private func rowBlocks(_ p: GEMMArguments, _ first: Int, _ count: Int, _ nv: Int) {
+    let V = Vec.scalarCount, nr = nv &* V, k = p.k, bs = (k &+ 1) &* nr
+    let lanes = count &* nv
+    let segments = p.segments, length = k / segments
+    // Accumulator j: vector j % nv of block j / nv, `o_j` floats into the blocks' packed weights.
+    let o0 = 0, o1 = (1 / nv) &* bs &+ (1 % nv) &* V, o2 = (2 / nv) &* bs &+ (2 % nv) &* V
+    let o3 = (3 / nv) &* bs &+ (3 % nv) &* V, o4 = (4 / nv) &* bs &+ (4 % nv) &* V
+    let o5 = (5 / nv) &* bs &+ (5 % nv) &* V, o6 = (6 / nv) &* bs &+ (6 % nv) &* V
+    let o7 = (7 / nv) &* bs &+ (7 % nv) &* V
+    let w = p.packed + first &* bs
+    var x0 = load(w + o0), x1 = lanes > 1 ? load(w + o1) : Vec(), x2 = lanes > 2 ? load(w + o2) : Vec()
+    var x3 = lanes > 3 ? load(w + o3) : Vec(), x4 = lanes > 4 ? load(w + o4) : Vec()
+    var x5 = lanes > 5 ? load(w + o5) : Vec(), x6 = lanes > 6 ? load(w + o6) : Vec()
+    var x7 = lanes > 7 ? load(w + o7) : Vec()
+    var wk = w + nr
+    var base = 0
+    for _ in 0..<segments {
+        var i = base
+        let stop = base &+ length
+        while i < stop {
+            let s = Vec(repeating: p.a[i])
+            x0 = madd(x0, s, load(wk + o0))
+            if lanes > 1 { x1 = madd(x1, s, load(wk + o1)) }
+            if lanes > 2 { x2 = madd(x2, s, load(wk + o2)) }
+            if lanes > 3 { x3 = madd(x3, s, load(wk + o3)) }
+            if lanes > 4 { x4 = madd(x4, s, load(wk + o4)) }
+            if lanes > 5 { x5 = madd(x5, s, load(wk + o5)) }
+            if lanes > 6 { x6 = madd(x6, s, load(wk + o6)) }
+            if lanes > 7 { x7 = madd(x7, s, load(wk + o7)) }
+            wk += nr
+            i &+= 1
+        }
+        base &+= p.segmentStride
+    }
+    var none = Vec()
+    if nv > 1 {
+        finishRowBlock(&x0, &x1, p, first, nr)
+        if count > 1 { finishRowBlock(&x2, &x3, p, first &+ 1, nr) }
+        if count > 2 { finishRowBlock(&x4, &x5, p, first &+ 2, nr) }
+        if count > 3 { finishRowBlock(&x6, &x7, p, first &+ 3, nr) }
+    } else {
+        finishRowBlock(&x0, &none, p, first, nr)
+        if count > 1 { finishRowBlock(&x1, &none, p, first &+ 1, nr) }
+        if count > 2 { finishRowBlock(&x2, &none, p, first &+ 2, nr) }
+        if count > 3 { finishRowBlock(&x3, &none, p, first &+ 3, nr) }
+        if count > 4 { finishRowBlock(&x4, &none, p, first &+ 4, nr) }
+        if count > 5 { finishRowBlock(&x5, &none, p, first &+ 5, nr) }
+        if count > 6 { finishRowBlock(&x6, &none, p, first &+ 6, nr) }
+        if count > 7 { finishRowBlock(&x7, &none, p, first &+ 7, nr) }
+    }
+}
+
+/// Row 0's epilogue and store for column block `block`.
+@_transparent private func finishRowBlock(_ x: inout Vec, _ y: inout Vec, _ p: GEMMArguments, _ block: Int, _ nr: Int) {
+    let n0 = block &* nr, nc = minInt(nr, p.n &- n0)
+    epilogue(&x, &y, p, 0, n0, nc, nr)
+    storeRow(x, y, p.c + n0, nc, nr)
+}
+
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     loadVec(p)
 }
@@ -161,6 +265,8 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
     let straight = mode != generalTiles
     let segments = straight ? 1 : p.segments, length = straight ? k : k / p.segments
     let clamps = p.lo > -.infinity || p.hi < .infinity
+    // A slice of k (see `GEMMArguments.kBegin`; only plain rows are sliced).
+    let k0 = p.kBegin, k1 = p.kEnd, resumes = k0 > 0, finishes = k1 == k
     for t in 0..<count {
         let m0 = first &+ t &* mr
         let a0 = p.a + m0 &* p.lda
@@ -177,12 +283,24 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
             let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
             var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
             var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1, x6 = b0, y6 = b1, x7 = b0, y7 = b1
-            var wk = w + nr
+            let nc = minInt(nr, end &- n0)
+            let c0 = p.c + (m0 &* p.ldc &+ n0)
+            if resumes {
+                loadRow(&x0, &y0, c0, nc, nr)
+                if mr > 1 { loadRow(&x1, &y1, c0 + p.ldc, nc, nr) }
+                if mr > 2 { loadRow(&x2, &y2, c0 + 2 &* p.ldc, nc, nr) }
+                if mr > 3 { loadRow(&x3, &y3, c0 + 3 &* p.ldc, nc, nr) }
+                if mr > 4 { loadRow(&x4, &y4, c0 + 4 &* p.ldc, nc, nr) }
+                if mr > 5 { loadRow(&x5, &y5, c0 + 5 &* p.ldc, nc, nr) }
+                if mr > 6 { loadRow(&x6, &y6, c0 + 6 &* p.ldc, nc, nr) }
+                if mr > 7 { loadRow(&x7, &y7, c0 + 7 &* p.ldc, nc, nr) }
+            }
+            var wk = w + (nr &+ k0 &* nr)
             // k in order: the segments of each row one after the other (one, for a plain row).
             var base = 0
             for _ in 0..<segments {
-                var i = base
-                let stop = base &+ length
+                var i = segments == 1 ? k0 : base
+                let stop = segments == 1 ? k1 : base &+ length
                 while i < stop {
                     let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
                     step(&x0, &y0, a0, i, u, v, nv)
@@ -198,10 +316,10 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
                 }
                 base &+= p.segmentStride
             }
-            let nc = minInt(nr, end &- n0)
-            let c0 = p.c + (m0 &* p.ldc &+ n0)
-            // Every row's epilogue before any store, so a residual read in place is read whole.
-            if mode == residualTiles, let residual = p.residual {
+            if !finishes {
+                // A partial sum, stored as it is for the next slice.
+            } else if mode == residualTiles, let residual = p.residual {
+                // Every row's epilogue before any store, so a residual read in place is read whole.
                 // The tile's residual columns, the same for every row (tested once per tile, not per row).
                 let r0 = residual + (m0 &* p.residualStride &+ n0), rs = p.residualStride
                 let have = minInt(nc, p.residualChannels &- n0)
@@ -214,7 +332,8 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
                 if mr > 6 { addResidual(&x6, &y6, r0 + 6 &* rs, have, nr) }
                 if mr > 7 { addResidual(&x7, &y7, r0 + 7 &* rs, have, nr) }
             }
-            if mode != generalTiles || (p.residual == nil && p.alpha == nil) {
+            if !finishes {
+            } else if mode != generalTiles || (p.residual == nil && p.alpha == nil) {
                 // The common case, a clamp-type activation alone, stays in registers.
                 if clamps {
                     let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
@@ -300,6 +419,23 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
         var rx = Vec()
         for j in 0..<have { rx[j] = r[j] }
         x = x + rx
+    }
+}
+
+/// A row's partial sums stored by `storeRow` (the lanes past `nc` zero).
+@_transparent private func loadRow(_ x: inout Vec, _ y: inout Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int,
+                                   _ nr: Int) {
+    let V = Vec.scalarCount
+    if nc == nr {
+        x = load(c)
+        if nr > V { y = load(c + V) }
+    } else if nc >= V {
+        x = load(c)
+        y = Vec()
+        for j in V..<nc { y[j &- V] = c[j] }
+    } else {
+        x = Vec()
+        for j in 0..<nc { x[j] = c[j] }
     }
 }
 

@@ -155,7 +155,7 @@ extension KernelSet {
     /// `residual`: a residual ADD folded in before the clamp, as in an inverted-residual block's projection.
     public func measuredGEMM(m: Int, k: Int, n: Int, residual: Bool = false, runs: Int = 50,
                              cold: Bool = false) -> Double? {
-        guard fusesMultiplyAdd, m > 0, k > 0, n > 0, let gemm = Microkernels(self).gemm(columns: n) else { return nil }
+        guard fusesMultiplyAdd, m > 0, k > 0, n > 0 else { return nil }
         let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k), w = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
         let c = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
         let skip = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
@@ -163,10 +163,9 @@ extension KernelSet {
         defer { a.deallocate(); w.deallocate(); c.deallocate(); skip.deallocate() }
         for i in 0..<(m * k) { a[i] = Float(i % 7) * 0.25 - 0.5 }
         for i in 0..<(n * k) { w[i] = Float(i % 5) * 0.125 - 0.25 }
-        let packed = PackedWeights(weights: w, bias: nil, n: n, k: k, nr: gemm.nr)
-        let args = GEMMArguments(m: m, n: n, k: k, a: a, lda: k, packed: packed.data, c: c, ldc: n,
-                                 residual: residual ? UnsafePointer(skip) : nil, residualStride: n, residualChannels: n,
-                                 lo: 0, hi: 6)
+        let gemm = PackedGEMM(weights: w, k: k, columns: n,
+                              epilogue: Epilogue(residual: residual ? UnsafePointer(skip) : nil, activation: .relu6),
+                              kernels: Microkernels(self))
         var best = Double.infinity
         let flushFloats = cold ? 16 << 20 : 0
         let flush = UnsafeMutablePointer<Float>.allocate(capacity: max(flushFloats, 1))
@@ -176,7 +175,7 @@ extension KernelSet {
             // Cold: the weights evicted from every cache level first, as between a model's layers.
             if cold { for i in stride(from: 0, to: flushFloats, by: 16) { flush[i] += 1 } }
             let start = DispatchTime.now().uptimeNanoseconds
-            gemm.run(args)
+            gemm.multiply(a, lda: k, rows: m, into: c, ldc: n, firstRow: 0)
             best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
         return 2 * Double(m * k * n) / max(best, 1e-12) / 1e9

@@ -139,6 +139,17 @@ final class MicrokernelTests: KernelTestCase {
             // Rows of A larger than a row block (100 rows of 1200 floats: blocks of 54 and 46 rows across 16-column
             // panels), plain and through the general epilogue.
             (rowBlocks, false, false), (rowBlocks, true, true),
+            // Weights of a column block beyond L1: k in slices, each chain resumed from its stored partial sum (a
+            // last block of half a wide tile, a residual).
+            (C(h: 14, w: 14, cin: 480, cout: 80, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu6), true, false),
+            // One output pixel: a single row across groups of column blocks (the last group partial), its window
+            // read in place in two segments, with and without residual and PReLU, on two- and one-vector tiles.
+            (C(h: 2, w: 2, cin: 40, cout: 117, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
+            (C(h: 2, w: 2, cin: 9, cout: 20, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu),
+             false, false),
+            (C(h: 1, w: 1, cin: 70, cout: 200, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6),
+             true, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
@@ -172,7 +183,8 @@ final class MicrokernelTests: KernelTestCase {
 
     func testFullyConnectedIsAnXNNPACKChain() {
         for set in fmaSets {
-            for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8)] {
+            for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8),
+                                               (1, 63, 195), (1, 128, 300), (1, 40, 20)] {
                 let x = random(rows * inputs), w = random(units * inputs, -1, 1), b = random(units)
                 var ref = [Float](repeating: 0, count: rows * units)
                 for r in 0..<rows { for u in 0..<units {

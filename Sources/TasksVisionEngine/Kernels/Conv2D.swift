@@ -148,7 +148,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     deinit { gemm?.deallocate() }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
-    var packedWeightBytes: Int { (packed?.weights.count ?? gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
+    var packedWeightBytes: Int { packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
         // Gathered rows, then their products (`windows`).

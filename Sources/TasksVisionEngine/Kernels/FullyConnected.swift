@@ -39,7 +39,7 @@ final class FullyConnectedLayer: Layer {
     deinit { gemm?.deallocate() }
 
     var flops: Double { 2.0 * Double(rows * inputs * units) }
-    var packedWeightBytes: Int { (packed?.weights.count ?? gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
+    var packedWeightBytes: Int { packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
     var scratchFloatsPerWorker: Int { gemm?.scratchFloats(ledRows: rows) ?? 0 }
 
     func run(_ context: RunContext) {
