@@ -11,8 +11,9 @@ extension Graph {
         fuseActivations()
     }
 
-    /// CONV_2D followed by an ADD of a same-shaped tensor: the addition (and the
-    /// ADD's activation) moves into the convolution's epilogue, saving a full pass.
+    /// CONV_2D or FULLY_CONNECTED followed by an ADD of a same-shaped tensor: the addition (and
+    /// the ADD's activation) moves into the product's epilogue, saving a full pass (the ADD's own
+    /// rounding of the sum, so the same values).
     /// When the other operand is produced after the convolution (BlazeFace pads its skip
     /// connection there), the convolution moves down to the ADD's place; a zero PAD that
     /// only widens the channels of that operand is folded in as well.
@@ -22,7 +23,7 @@ extension Graph {
             defer { ni += 1 }
             let node = nodes[ni]
             let counts = consumerCounts()
-            guard node.op == .conv2D, ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+            guard node.op == .conv2D || node.op == .fullyConnected, ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, let out = node.outputs.first,
                   let ai = soleConsumer(of: out, counts: counts), ai > ni else { continue }
             let add = nodes[ai]

@@ -131,7 +131,13 @@ final class ModelParityTests: XCTestCase {
     func testPoseDetection() throws { try checkModel("pose_detection") }
     func testPoseLandmarkFull() throws { try checkModel("pose_landmark_full") }
     func testPoseLandmarkLite() throws { try checkModel("pose_landmark_lite") }
-    func testGestureEmbedder() throws { try checkModel("gesture_embedder") }
+    func testGestureEmbedder() throws {
+        try checkModel("gesture_embedder")
+        // Its six residual ADDs after a FULLY_CONNECTED run in the product's epilogue (the parity above holds with it).
+        let interpreter = try Interpreter(path: try TestPaths.model("gesture_embedder.tflite"))
+        XCTAssertEqual(interpreter.layers.filter { $0.kind == "ADD" }.count, 7, "ADDs left after fusion")
+        XCTAssertEqual(interpreter.layers.filter { $0.kind == "FULLY_CONNECTED" }.count, 9)
+    }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
     func testModelMakerClassifierWithoutMetadata() throws { try checkModel("custom_gesture_classifier_modelmaker_testdata") }
