@@ -53,23 +53,15 @@ let panelBytes = 24 * 1024
 /// so a block's rows are read from memory once, not once per panel (14x14x1152 -> 192: 12 panels of a 900 KB A).
 let rowBlockBytes = 256 * 1024
 
-/// Bytes of one column block's packed weights above which a product of plain rows (one segment) and several tiles
-/// goes in slices of k, each slice's weights (at most `panelBytes`) across all the block's tiles while they stay in
-/// L1: otherwise each tile reads the block from L2 (the projections of 480 to 1152 channels).
-let sliceAboveBytes = 32 * 1024
-
 @inline(__always) private func drive(_ p: GEMMArguments, _ nr: Int, wide: Bool) {
     if p.m == 1 {
         singleRow(p, wide: wide)
         return
     }
     let blockBytes = (p.k &+ 1) &* nr &* 4
+    let panel = maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
     let mr = wide ? gemmMR : gemmNarrowMR
-    let slices = p.segments == 1 && p.m > mr && blockBytes > sliceAboveBytes
-        ? (p.k &* nr &* 4 &+ panelBytes &- 1) / panelBytes : 1
-    let panel = slices > 1 ? nr : maxInt(1, panelBytes / maxInt(blockBytes, 1)) &* nr
     let blockRows = p.n > panel ? maxInt(mr, rowBlockBytes / maxInt(p.k &* 4, 1) / mr &* mr) : p.m
-    var q = p
     var r0 = 0
     while r0 < p.m {
         let rows = minInt(blockRows, p.m &- r0)
@@ -80,13 +72,9 @@ let sliceAboveBytes = 32 * 1024
             // eight of 6 and one of 1, whose single chain per column waits on each multiply-add).
             let tileCount = (rows &+ mr &- 1) / mr
             let base = rows / maxInt(tileCount, 1), longer = rows &- base &* tileCount
-            for slice in 0..<slices {
-                q.kBegin = slice &* p.k / slices
-                q.kEnd = (slice &+ 1) &* p.k / slices
-                if longer > 0 { tiles(q, r0, longer, start, end, rows: base &+ 1, wide: wide) }
-                if tileCount > longer {
-                    tiles(q, r0 &+ longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
-                }
+            if longer > 0 { tiles(p, r0, longer, start, end, rows: base &+ 1, wide: wide) }
+            if tileCount > longer {
+                tiles(p, r0 &+ longer &* (base &+ 1), tileCount &- longer, start, end, rows: base, wide: wide)
             }
             start = end
         }
@@ -265,8 +253,6 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
     let straight = mode != generalTiles
     let segments = straight ? 1 : p.segments, length = straight ? k : k / p.segments
     let clamps = p.lo > -.infinity || p.hi < .infinity
-    // A slice of k (see `GEMMArguments.kBegin`; only plain rows are sliced).
-    let k0 = p.kBegin, k1 = p.kEnd, resumes = k0 > 0, finishes = k1 == k
     for t in 0..<count {
         let m0 = first &+ t &* mr
         let a0 = p.a + m0 &* p.lda
@@ -283,24 +269,12 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
             let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
             var x0 = b0, y0 = b1, x1 = b0, y1 = b1, x2 = b0, y2 = b1
             var x3 = b0, y3 = b1, x4 = b0, y4 = b1, x5 = b0, y5 = b1, x6 = b0, y6 = b1, x7 = b0, y7 = b1
-            let nc = minInt(nr, end &- n0)
-            let c0 = p.c + (m0 &* p.ldc &+ n0)
-            if resumes {
-                loadRow(&x0, &y0, c0, nc, nr)
-                if mr > 1 { loadRow(&x1, &y1, c0 + p.ldc, nc, nr) }
-                if mr > 2 { loadRow(&x2, &y2, c0 + 2 &* p.ldc, nc, nr) }
-                if mr > 3 { loadRow(&x3, &y3, c0 + 3 &* p.ldc, nc, nr) }
-                if mr > 4 { loadRow(&x4, &y4, c0 + 4 &* p.ldc, nc, nr) }
-                if mr > 5 { loadRow(&x5, &y5, c0 + 5 &* p.ldc, nc, nr) }
-                if mr > 6 { loadRow(&x6, &y6, c0 + 6 &* p.ldc, nc, nr) }
-                if mr > 7 { loadRow(&x7, &y7, c0 + 7 &* p.ldc, nc, nr) }
-            }
-            var wk = w + (nr &+ k0 &* nr)
+            var wk = w + nr
             // k in order: the segments of each row one after the other (one, for a plain row).
             var base = 0
             for _ in 0..<segments {
-                var i = segments == 1 ? k0 : base
-                let stop = segments == 1 ? k1 : base &+ length
+                var i = base
+                let stop = base &+ length
                 while i < stop {
                     let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
                     step(&x0, &y0, a0, i, u, v, nv)
@@ -316,10 +290,10 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
                 }
                 base &+= p.segmentStride
             }
-            if !finishes {
-                // A partial sum, stored as it is for the next slice.
-            } else if mode == residualTiles, let residual = p.residual {
-                // Every row's epilogue before any store, so a residual read in place is read whole.
+            let nc = minInt(nr, end &- n0)
+            let c0 = p.c + (m0 &* p.ldc &+ n0)
+            // Every row's epilogue before any store, so a residual read in place is read whole.
+            if mode == residualTiles, let residual = p.residual {
                 // The tile's residual columns, the same for every row (tested once per tile, not per row).
                 let r0 = residual + (m0 &* p.residualStride &+ n0), rs = p.residualStride
                 let have = minInt(nc, p.residualChannels &- n0)
@@ -332,8 +306,7 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
                 if mr > 6 { addResidual(&x6, &y6, r0 + 6 &* rs, have, nr) }
                 if mr > 7 { addResidual(&x7, &y7, r0 + 7 &* rs, have, nr) }
             }
-            if !finishes {
-            } else if mode != generalTiles || (p.residual == nil && p.alpha == nil) {
+            if mode != generalTiles || (p.residual == nil && p.alpha == nil) {
                 // The common case, a clamp-type activation alone, stays in registers.
                 if clamps {
                     let lo = Vec(repeating: p.lo), hi = Vec(repeating: p.hi)
@@ -419,23 +392,6 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
         var rx = Vec()
         for j in 0..<have { rx[j] = r[j] }
         x = x + rx
-    }
-}
-
-/// A row's partial sums stored by `storeRow` (the lanes past `nc` zero).
-@_transparent private func loadRow(_ x: inout Vec, _ y: inout Vec, _ c: UnsafeMutablePointer<Float>, _ nc: Int,
-                                   _ nr: Int) {
-    let V = Vec.scalarCount
-    if nc == nr {
-        x = load(c)
-        if nr > V { y = load(c + V) }
-    } else if nc >= V {
-        x = load(c)
-        y = Vec()
-        for j in V..<nc { y[j &- V] = c[j] }
-    } else {
-        x = Vec()
-        for j in 0..<nc { x[j] = c[j] }
     }
 }
 

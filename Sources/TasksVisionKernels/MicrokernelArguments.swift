@@ -28,11 +28,6 @@ public struct GEMMArguments {
     /// One segment (the default) is a plain row.
     public var segments: Int = 1
     public var segmentStride: Int = 0
-    /// The part of k a call sums (set by the kernel's driver; all of it by default): a slice after the first
-    /// resumes each chain from the partial sum stored in `c`, one before the last stores its partial sum without
-    /// the epilogue. Stored floats are exact, so the chain and its result are the same as in one pass.
-    public var kBegin: Int = 0
-    public var kEnd: Int
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
                 c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil, residualStride: Int = 0,
@@ -42,7 +37,6 @@ public struct GEMMArguments {
         self.residual = residual; self.residualStride = residualStride; self.residualChannels = residualChannels
         self.lo = lo; self.hi = hi; self.alpha = alpha
         self.segments = max(segments, 1); self.segmentStride = segmentStride
-        kEnd = k
     }
 }
 

@@ -139,8 +139,8 @@ final class MicrokernelTests: KernelTestCase {
             // Rows of A larger than a row block (100 rows of 1200 floats: blocks of 54 and 46 rows across 16-column
             // panels), plain and through the general epilogue.
             (rowBlocks, false, false), (rowBlocks, true, true),
-            // Weights of a column block beyond L1: k in slices, each chain resumed from its stored partial sum (a
-            // last block of half a wide tile, a residual).
+            // Deep rows (weights of a column block beyond L1) with a residual; on AVX-512 the last 16 columns take
+            // the one-vector tail.
             (C(h: 14, w: 14, cin: 480, cout: 80, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
                act: .relu6), true, false),
             // One output pixel: a single row across groups of column blocks (the last group partial), its window

@@ -54,8 +54,7 @@ struct PackedGEMM {
     /// columns: threads that share a short layer split its weights instead of each reading them all.
     @inline(__always)
     func multiply(_ a: UnsafePointer<Float>, lda: Int, rows: Int, into out: UnsafeMutablePointer<Float>, ldc: Int,
-                  firstRow: Int,
-                  segments: Int = 1, segmentStride: Int = 0, slice: Range<Int>? = nil) {
+                  firstRow: Int, segments: Int = 1, segmentStride: Int = 0, slice: Range<Int>? = nil) {
         let nr = weights.nr, wideBlocks = (wideColumns + nr - 1) / nr
         let first = slice?.lowerBound ?? 0, last = slice?.upperBound ?? blocks
         let j0 = min(first * nr, wideColumns), j1 = min(wideColumns, min(last, wideBlocks) * nr)
@@ -68,8 +67,8 @@ struct PackedGEMM {
                     segments, segmentStride)
         }
         if epilogue.activation == .tanh {
-            let end = withTail ? columns : j1, begin = first >= wideBlocks ? wideColumns : j0
-            for r in 0..<rows { let row = out + r * ldc; for c in begin..<max(begin, end) { row[c] = tanhf(row[c]) } }
+            let end = withTail ? columns : j1
+            for r in 0..<rows { let row = out + r * ldc; for c in j0..<max(j0, end) { row[c] = tanhf(row[c]) } }
         }
     }
 
