@@ -34,9 +34,11 @@ struct Graph {
         var fusedResidual: Int? = nil
         /// Channels of that operand when a zero channel PAD in front of the ADD was folded in too.
         var fusedResidualChannels = 0
+        /// The per-channel constant of an ADD folded into this MUL: added to each stored product.
+        var fusedShift: Int? = nil
 
         /// Every tensor the node reads, fused operands included.
-        var reads: [Int] { inputs + [fusedPReLUAlpha, fusedResidual].compactMap { $0 } }
+        var reads: [Int] { inputs + [fusedPReLUAlpha, fusedResidual, fusedShift].compactMap { $0 } }
     }
 
     let modelName: String

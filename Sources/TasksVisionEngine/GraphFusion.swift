@@ -2,13 +2,40 @@ import TasksVisionFormat
 
 /// Load-time rewrites that remove whole passes over activations, as XNNPACK does:
 /// a zero PAD feeding a VALID convolution becomes the convolution's own padding,
-/// and RELU/RELU6/PRELU after a convolution, fully connected layer or ADD become
-/// that op's epilogue.
+/// RELU/RELU6/PRELU after a convolution, fully connected layer or ADD become
+/// that op's epilogue, and so does the ADD of a per-channel constant after a MUL.
 extension Graph {
     mutating func fuse() {
         fusePadIntoConvolution()
         fuseResidualAdd()
+        fuseScaleShift()
         fuseActivations()
+    }
+
+    /// A MUL whose product only an ADD of a per-channel constant reads (a batch normalization, as between the gesture
+    /// embedder's blocks): the constant becomes the MUL's epilogue bias, added to each product after it is rounded,
+    /// so both roundings stay and the values are the two ops' own. One pass and one layer instead of two.
+    mutating func fuseScaleShift() {
+        var removed = Set<Int>()
+        let counts = consumerCounts()
+        for (ni, node) in nodes.enumerated() where node.op == .mul && !removed.contains(ni) {
+            guard ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+                  node.fusedResidual == nil, node.fusedShift == nil, let out = node.outputs.first,
+                  let ai = soleConsumer(of: out, counts: counts), ai > ni, !removed.contains(ai) else { continue }
+            let add = nodes[ai]
+            guard add.op == .add, add.inputs.count == 2, case .activation(let act) = add.options, act != .signBit,
+                  let addOut = add.outputs.first, tensors[addOut].shape == tensors[out].shape else { continue }
+            let shift = add.inputs[0] == out ? add.inputs[1] : add.inputs[0]
+            let channels = tensors[out].shape.last ?? 0
+            guard shift != out, shift >= 0, let constant = tensors[shift].constant,
+                  constant.type == .float32 || constant.type == .float16, constant.count == channels,
+                  tensors[shift].shape.last == channels else { continue }
+            nodes[ni].fusedShift = shift
+            if act != .none { nodes[ni].fusedActivation = act }
+            nodes[ni].outputs[0] = addOut
+            removed.insert(ai)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     /// CONV_2D or FULLY_CONNECTED followed by an ADD of a same-shaped tensor: the addition (and

@@ -238,9 +238,12 @@ enum OpRegistry {
         }
         var own = FusedActivation.none
         if case .activation(let act) = node.options { own = act }
+        if let shift = node.fusedShift, graph.tensors[shift].elementCount != max(s.last ?? 1, 1) {
+            throw fail(graph, node, "the folded ADD's constant has \(graph.tensors[shift].elementCount) values for \(s.last ?? 1) channels")
+        }
         return BinaryElementwiseLayer<F>(kind: node.op.name, a: try binder.input(node, 0), aShape: a, b: try binder.input(node, 1), bShape: b,
                                          output: try binder.output(node), outShape: s,
-                                         epilogue: try epilogue(node, graph, binder, own: own, bias: nil))
+                                         epilogue: try epilogue(node, graph, binder, own: own, bias: node.fusedShift))
     }
 
     static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: UnaryElementwiseLayer.Function) throws -> Layer {

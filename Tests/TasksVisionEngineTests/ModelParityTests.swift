@@ -133,9 +133,11 @@ final class ModelParityTests: XCTestCase {
     func testPoseLandmarkLite() throws { try checkModel("pose_landmark_lite") }
     func testGestureEmbedder() throws {
         try checkModel("gesture_embedder")
-        // Its six residual ADDs after a FULLY_CONNECTED run in the product's epilogue (the parity above holds with it).
+        // Its six residual ADDs after a FULLY_CONNECTED run in the product's epilogue, and its six batch normalizations
+        // (MUL, then ADD of a constant) as one layer each; the parity above holds with both.
         let interpreter = try Interpreter(path: try TestPaths.model("gesture_embedder.tflite"))
-        XCTAssertEqual(interpreter.layers.filter { $0.kind == "ADD" }.count, 7, "ADDs left after fusion")
+        XCTAssertEqual(interpreter.layers.filter { $0.kind == "ADD" }.count, 1, "ADDs left after fusion")
+        XCTAssertEqual(interpreter.layers.filter { $0.kind == "MUL" }.count, 6)
         XCTAssertEqual(interpreter.layers.filter { $0.kind == "FULLY_CONNECTED" }.count, 9)
     }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
