@@ -41,11 +41,15 @@ public enum BLASConfiguration {
 
     /// Kernel sets that mean OpenBLAS did not recognize a modern x86 CPU.
     static let genericCores: Set<String> = ["Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Banias", "Northwood", "Katmai", "Coppermine"]
+    /// Kernel sets OpenBLAS chooses that the engine replaces as well: Cooperlake, its own choice on a Zen 4, builds on
+    /// SkylakeX's SGEMM kernels, yet there the portable set's products left XNNPACK's chains on pose_landmark_full (up
+    /// to 6e5 ulp), while SkylakeX on the same CPU gave XNNPACK's bits.
+    static let replacedCores: Set<String> = ["Cooperlake"]
 
     /// The OpenBLAS core type this CPU supports, from its feature flags, when better than what OpenBLAS chose.
     public static func preferredCoreType() -> String? {
         #if os(Linux) && arch(x86_64)
-        guard genericCores.contains(coreName),
+        guard genericCores.contains(coreName) || replacedCores.contains(coreName),
               let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
               let flagsLine = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return nil }
         let flags = Set(flagsLine.split(separator: " ").map(String.init))

@@ -1,6 +1,6 @@
 // The test process runs on the OpenBLAS kernels the `vision` and `vision-bench` executables
 // use. They re-launch themselves with OPENBLAS_CORETYPE set when OpenBLAS fell back to generic
-// kernels on a CPU it does not know (BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded);
+// kernels on a CPU it does not know, or chose Cooperlake (BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded);
 // the kernels decide how each sum is rounded, so parity measured under other kernels would not
 // be the command line's. The tests cannot run Swift before XCTest starts, so this constructor
 // does the same before main: same generic core names, same CPU features, same choice.
@@ -31,7 +31,8 @@ __attribute__((constructor)) static void use_the_command_line_kernels(int argc, 
 #if defined(__linux__) && defined(__x86_64__)
     if (getenv("OPENBLAS_CORETYPE") || !argv) return;
     const char *core = openblas_get_corename();
-    if (!core || !generic_core(core)) return;
+    // Cooperlake (OpenBLAS's choice on a Zen 4) is replaced too, as BLASConfiguration.replacedCores says why.
+    if (!core || !(generic_core(core) || strcmp(core, "Cooperlake") == 0)) return;
     __builtin_cpu_init();
     const char *wanted = NULL;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")

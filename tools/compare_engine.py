@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Checks `vision model run` against TFLite-XNNPACK (ai-edge-litert, one thread) on fresh inputs, under
+every kernel set this CPU supports: per model, input and set, how many output values are the same bits,
+the largest difference in ulp, and the largest scaled difference |ours - tflite| / max(1, |tflite|), as the
+parity tests scale it.
+
+    swift build -c release && python3 tools/compare_engine.py [--seed N] [--sets avx512 avx2 portable]
+
+Inputs are new every seed: uniform noise over the model's input range, and a test photo (a random one of
+../shared/testdata/images, a random crop, resized) normalized as the tasks normalize it. Nothing here is a
+fixture; the tests hold the committed ones. Needs `pip install ai-edge-litert numpy pillow`.
+"""
+import argparse, os, subprocess, sys, tempfile
+import numpy as np
+from PIL import Image
+from ai_edge_litert.interpreter import Interpreter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
+VISION = os.path.join(ROOT, ".build", "release", "vision")
+# model -> input range of its image input ((0, 1) or (-1, 1)); None: not an image.
+MODELS = {
+    "palm_detection_full.tflite": (0, 1), "palm_detection_lite.tflite": (0, 1),
+    "hand_landmark_full.tflite": (0, 1), "hand_landmark_lite.tflite": (0, 1),
+    "face_detection_short_range.tflite": (-1, 1), "face_detection_full_range_sparse.tflite": (-1, 1),
+    "face_detection_full_range.tflite": (-1, 1), "pose_detection.tflite": (-1, 1),
+    "pose_landmark_full.tflite": (0, 1), "pose_landmark_lite.tflite": (0, 1),
+    "gesture_embedder.tflite": None, "canned_gesture_classifier.tflite": None,
+}
+
+
+def ulps(a, b):
+    """Distance in representable floats between float32 arrays (same sign order as the integers)."""
+    ia = a.view(np.int32).astype(np.int64)
+    ib = b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, -(ia & 0x7FFFFFFF), ia)
+    ib = np.where(ib < 0, -(ib & 0x7FFFFFFF), ib)
+    return np.abs(ia - ib)
+
+
+def photo_input(shape, lo, hi, rng):
+    names = sorted(n for n in os.listdir(os.path.join(SHARED, "testdata", "images")) if n.endswith((".png", ".jpg")))
+    img = Image.open(os.path.join(SHARED, "testdata", "images", names[rng.integers(len(names))])).convert("RGB")
+    w, h = img.size
+    side = int(min(w, h) * rng.uniform(0.5, 1.0))
+    x, y = rng.integers(0, w - side + 1), rng.integers(0, h - side + 1)
+    img = img.crop((x, y, x + side, y + side)).resize((shape[2], shape[1]), Image.BILINEAR)
+    pixels = np.asarray(img, dtype=np.float32)
+    scaled = pixels / np.float32(255.0) if lo == 0 else pixels / np.float32(127.5) - np.float32(1.0)
+    return scaled.reshape(shape).astype(np.float32)
+
+
+def inputs_for(name, details, rng):
+    rangeof = MODELS[name]
+    cases = {"noise": [rng.uniform(*(rangeof or (-1, 1)), size=d["shape"]).astype(np.float32) for d in details]}
+    if rangeof is not None:
+        cases["photo"] = [photo_input(details[0]["shape"], *rangeof, rng)]
+    return cases
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
+    ap.add_argument("--sets", nargs="+", default=None, help="kernel sets (default: every one this CPU supports)")
+    ap.add_argument("--models", nargs="+", default=list(MODELS))
+    args = ap.parse_args()
+    sets = args.sets or subprocess.run([VISION, "kernels", "--supported"], check=True, capture_output=True,
+                                       text=True).stdout.split()
+    rng = np.random.default_rng(args.seed)
+    print(f"seed {args.seed}; kernel sets {' '.join(sets)}")
+    print(f"{'model':40} {'input':6} {'set':9} {'out':>3} {'same bits':>11} {'max ulp':>8} {'max scaled':>10}")
+    worst = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models:
+            path = os.path.join(ROOT, "Models", name)
+            it = Interpreter(model_path=path, num_threads=1)
+            it.allocate_tensors()
+            details = it.get_input_details()
+            for case, values in inputs_for(name, details, rng).items():
+                files = []
+                for i, (d, v) in enumerate(zip(details, values)):
+                    it.set_tensor(d["index"], v)
+                    files.append(os.path.join(tmp, f"in{i}.npy"))
+                    np.save(files[-1], v)
+                it.invoke()
+                refs = [it.get_tensor(d["index"]).astype(np.float32).ravel() for d in it.get_output_details()]
+                for kernel_set in sets:
+                    out = os.path.join(tmp, kernel_set)
+                    env = dict(os.environ, TASKSVISION_KERNELS=kernel_set)
+                    flags = [x for f in files for x in ("--input", f)]
+                    subprocess.run([VISION, "model", "run", *flags, "--output", out, path], check=True,
+                                   capture_output=True, env=env)
+                    for k, ref in enumerate(refs):
+                        ours = np.load(os.path.join(out, f"{k}.npy")).astype(np.float32).ravel()
+                        same = int(np.sum(ours.view(np.int32) == ref.view(np.int32)))
+                        ulp = int(ulps(ours, ref).max()) if ref.size else 0
+                        diff = np.abs(ours.astype(np.float64) - ref) / np.maximum(1.0, np.abs(ref.astype(np.float64)))
+                        scaled = float(diff.max()) if ref.size else 0.0
+                        print(f"{name:40} {case:6} {kernel_set:9} {k:3d} {same:5d}/{ref.size:<5d} {ulp:8d} {scaled:10.2e}",
+                              flush=True)
+                        w = worst.setdefault(kernel_set, [0, 0.0, 0, 0])
+                        w[0], w[1] = max(w[0], ulp), max(w[1], scaled)
+                        w[2] += same
+                        w[3] += ref.size
+    for kernel_set, (ulp, scaled, same, total) in worst.items():
+        print(f"{kernel_set}: {same}/{total} values the same bits, max {ulp} ulp, max scaled {scaled:.2e}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
