@@ -77,17 +77,16 @@ def main():
             it.allocate_tensors()
             details = it.get_input_details()
             for case, values in inputs_for(name, details, rng).items():
-                files = []
+                flags = []
                 for i, (d, v) in enumerate(zip(details, values)):
                     it.set_tensor(d["index"], v)
-                    files.append(os.path.join(tmp, f"in{i}.npy"))
-                    np.save(files[-1], v)
+                    flags += ["--input", os.path.join(tmp, f"in{i}.npy")]
+                    np.save(flags[-1], v)
                 it.invoke()
                 refs = [it.get_tensor(d["index"]).astype(np.float32).ravel() for d in it.get_output_details()]
                 for kernel_set in sets:
                     out = os.path.join(tmp, kernel_set)
                     env = dict(os.environ, TASKSVISION_KERNELS=kernel_set)
-                    flags = [x for f in files for x in ("--input", f)]
                     subprocess.run([VISION, "model", "run", *flags, "--output", out, path], check=True,
                                    capture_output=True, env=env)
                     for k, ref in enumerate(refs):

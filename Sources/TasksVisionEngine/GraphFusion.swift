@@ -18,7 +18,7 @@ extension Graph {
     mutating func fuseScaleShift() {
         var removed = Set<Int>()
         let counts = consumerCounts()
-        for (ni, node) in nodes.enumerated() where node.op == .mul && !removed.contains(ni) {
+        for (ni, node) in nodes.enumerated() where node.op == .mul {
             guard ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, node.fusedShift == nil, let out = node.outputs.first,
                   let ai = soleConsumer(of: out, counts: counts), ai > ni, !removed.contains(ai) else { continue }
