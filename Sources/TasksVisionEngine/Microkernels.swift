@@ -38,9 +38,13 @@ struct Microkernels {
     let maxPoolRows: [MaxPoolRow]
     /// Bilinear resize, one output row per call, widest first; the last runs any channel count.
     let resizeRows: [ResizeRow]
+    /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
+    let elementwise: XNNPACKElementwise.Variant?
 
-    init(_ set: KernelSet) {
+    /// `features` choose `elementwise` only, as XNNPACK's config does; the set chooses the rest.
+    init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
+        elementwise = set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX2.f32GEMMNarrow)]
         let avx2Depthwise = DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32DepthwiseRow)

@@ -301,4 +301,41 @@ final class XNNPACKElementwiseTests: XCTestCase {
         XCTAssertEqual(sum.bitPattern, lanes[0].bitPattern)
         XCTAssertNotEqual(sum, v.reduce(0, +), "the order matters for these values")
     }
+
+    /// Far inputs, where the AVX-512 kernel's overflows and `vscalefps`'s special cases decide the
+    /// result. Expected values: XNNPACK's own `avx2_rr1_p5_div_u16` and
+    /// `avx512f_rr2_lut32_p2_perm2_scalef_div_u64`, compiled from its source and run on a Zen 4
+    /// (which also matched these functions on all 2^32 inputs). Its AVX-512 kernel gives NaN for
+    /// 1e30: the reference's value, kept.
+    func testFarInputsAsXNNPACKsKernels() {
+        let cases: [(x: Float, avx2: Float, avx512: Float)] = [
+            (1e30, 1, .nan), (-1e30, 0, .nan), (3e38, 1, 1), (-3e38, 0, 0),
+            (.greatestFiniteMagnitude, 1, 1), (-.greatestFiniteMagnitude, 0, 0),
+            (88, 1, 1), (-88, 0, 0x1.07b71p-127), (-100, 0, 0x1.bp-145), (-87.5, 0, 0x1.b2cafp-127),
+            (-103, 0, 0x1p-149), (-104, 0, 0), (1e10, 1, 1), (-1e10, 0, 0), (.infinity, 1, 1), (-.infinity, 0, 0),
+        ]
+        for c in cases {
+            for (name, got, want) in [("avx2", XNNPACKElementwise.sigmoidAVX2(c.x), c.avx2),
+                                      ("avx512", XNNPACKElementwise.sigmoidAVX512(c.x), c.avx512)] {
+                XCTAssert(got.bitPattern == want.bitPattern || (got.isNaN && want.isNaN),
+                          "\(name) sigmoid(\(c.x)) = \(got), XNNPACK gives \(want)")
+            }
+        }
+        XCTAssert(XNNPACKElementwise.sigmoidAVX512(.nan).isNaN && XNNPACKElementwise.sigmoidAVX2(.nan).isNaN)
+    }
+
+    /// The sigmoid and softmax variant is the CPU's (XNNPACK's config), not the forced set's.
+    func testVariantFollowsTheCPU() {
+        let avx2CPU = CPUFeatures(flags: ["sse2", "avx", "avx2", "fma"])
+        let avx512CPU = CPUFeatures(flags: avx2CPU.flags.union(["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"]))
+        #if arch(x86_64)
+        XCTAssertEqual(Microkernels(.avx2, features: avx512CPU).elementwise, .avx512)
+        XCTAssertEqual(Microkernels(.avx512, features: avx512CPU).elementwise, .avx512)
+        XCTAssertEqual(Microkernels(.avx2, features: avx2CPU).elementwise, .avx2)
+        XCTAssertEqual(Microkernels(.avx2, features: avx2CPU).elementwise?.lanes, 8)
+        XCTAssertEqual(Microkernels(.avx2, features: avx512CPU).elementwise?.lanes, 16)
+        #endif
+        XCTAssertNil(Microkernels(.portable, features: avx512CPU).elementwise, "the portable set keeps its formulas")
+        XCTAssertNil(Microkernels(.neon, features: CPUFeatures(flags: ["asimd"])).elementwise)
+    }
 }

@@ -1,6 +1,6 @@
 /// SOFTMAX over the last axis: exp((x - max) * beta) / sum. On an FMA kernel set with beta 1
 /// (what TFLite delegates to XNNPACK), as XNNPACK computes it: its exp approximation, the sum in
-/// its kernel's order for the set's vector width, and each value times the rounded 1 / sum.
+/// the order of the kernel XNNPACK picks on this CPU, and each value times the rounded 1 / sum.
 final class SoftmaxLayer: Layer {
     let kind = "SOFTMAX"
     let input: UnsafePointer<Float>
@@ -17,11 +17,7 @@ final class SoftmaxLayer: Layer {
         self.rows = rows
         self.depth = depth
         self.beta = beta
-        switch kernels.set {
-        case .avx512 where beta == 1: xnnpackLanes = 16
-        case .avx2 where beta == 1: xnnpackLanes = 8
-        default: xnnpackLanes = 0
-        }
+        xnnpackLanes = beta == 1 ? kernels.elementwise?.lanes ?? 0 : 0
     }
 
     func run(_ context: RunContext) {

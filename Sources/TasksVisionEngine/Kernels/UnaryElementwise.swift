@@ -8,7 +8,7 @@ final class UnaryElementwiseLayer: Layer {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let count: Int
-    /// LOGISTIC as XNNPACK's kernel for the set computes it (nil: the portable formula).
+    /// LOGISTIC as XNNPACK's kernel for this CPU computes it (nil: the portable formula).
     let sigmoid: ((Float) -> Float)?
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
@@ -18,11 +18,7 @@ final class UnaryElementwiseLayer: Layer {
         self.input = input
         self.output = output
         self.count = count
-        switch kernels.set {
-        case .avx512: sigmoid = XNNPACKElementwise.sigmoidAVX512
-        case .avx2: sigmoid = XNNPACKElementwise.sigmoidAVX2
-        default: sigmoid = nil
-        }
+        sigmoid = kernels.elementwise?.sigmoid
     }
 
     var flops: Double { Double(count) }

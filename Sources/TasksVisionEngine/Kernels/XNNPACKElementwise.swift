@@ -8,6 +8,32 @@ import TasksVisionKernels
 /// one rounding. These ops see a handful of values per inference (hand presence and handedness,
 /// the pose flag, a classifier's 4 to 8 classes), so scalar code serves.
 enum XNNPACKElementwise {
+    /// The x86 kernel pair XNNPACK's configs pick for a CPU: AVX-512F's where the CPU has it, else
+    /// AVX2's. It follows the CPU, not our kernel set, because the two give different bits (up to
+    /// a few ulp) and the reference is TFLite on the same CPU: an AVX2 set forced on an AVX-512
+    /// CPU still matches it. Other CPUs have no variant here (the portable formulas run).
+    enum Variant: Sendable {
+        case avx2, avx512
+
+        init?(for features: CPUFeatures) {
+            #if arch(x86_64)
+            if features.flags.contains("avx512f") { self = .avx512; return }
+            if features.hasAVX2FMA { self = .avx2; return }
+            #endif
+            return nil
+        }
+
+        var sigmoid: (Float) -> Float {
+            switch self {
+            case .avx2: return XNNPACKElementwise.sigmoidAVX2
+            case .avx512: return XNNPACKElementwise.sigmoidAVX512
+            }
+        }
+
+        /// The vector width whose order the softmax sum follows.
+        var lanes: Int { self == .avx512 ? 16 : 8 }
+    }
+
     // exp(x) for x <= 0: 2^n * (1 + t p(t)), n from a magic-bias rounding, t = x - n ln 2 in two steps.
     static let log2e = Float(bitPattern: 0x3FB8_AA3B)
     static let expMagicBias = Float(bitPattern: 0x4B40_007F)   // 1.5 * 2^23 + 127
@@ -65,7 +91,6 @@ enum XNNPACKElementwise {
 
     /// Sigmoid as `avx512f_rr2_lut32_p2_perm2_scalef_div`.
     static func sigmoidAVX512(_ x: Float) -> Float {
-        if x.isInfinite { return x > 0 ? 1 : 0 }  // what the instructions give there (measured)
         let z = Float(bitPattern: x.bitPattern | 0x8000_0000)
         var n = lutMagicBias.addingProduct(z, log2e)
         let l = sigmoidTable[Int(n.bitPattern & 31)]
@@ -80,10 +105,15 @@ enum XNNPACKElementwise {
         return x.sign == .minus ? f : 1 - f
     }
 
-    /// `vscalefps`: p * 2^floor(n), one rounding (into the subnormals too).
+    /// `vscalefps`: p * 2^floor(n), one rounding (into the subnormals too), with the instruction's
+    /// special cases as measured: an infinite n takes a NaN p to +inf or +0 (|x| past 2.36e38 gets here).
     static func scalef(_ p: Float, _ n: Float) -> Float {
-        guard p.isFinite, n.isFinite else { return n.isNaN || p.isNaN ? .nan : (n == -.infinity ? 0 : p * .infinity) }
-        let k = max(-400, min(400, Int(n.rounded(.down))))
+        if n.isNaN { return .nan }
+        if n == .infinity { return p.isNaN ? .infinity : p * .infinity }
+        if n == -.infinity { return p.isNaN ? 0 : (p.isInfinite ? .nan : p * 0) }
+        guard p.isFinite else { return p }
+        // Clamped before the conversion: Int(n) traps for |n| past 2^63 (a sigmoid of -1e30 gets here).
+        let k = Int(max(-400, min(400, n.rounded(.down))))
         return Float(Double(p) * Double(sign: .plus, exponent: k, significand: 1))
     }
 
