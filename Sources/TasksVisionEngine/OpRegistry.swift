@@ -59,14 +59,14 @@ enum OpRegistry {
         .conv2D: buildConv2D,
         .depthwiseConv2D: buildDepthwiseConv2D,
         .fullyConnected: buildFullyConnected,
-        .add: { try buildBinary($0, $1, $2, AddFunction.self) },
-        .sub: { try buildBinary($0, $1, $2, SubFunction.self) },
-        .mul: { try buildBinary($0, $1, $2, MulFunction.self) },
-        .div: { try buildBinary($0, $1, $2, DivFunction.self) },
-        .maximum: { try buildBinary($0, $1, $2, MaximumFunction.self) },
-        .minimum: { try buildBinary($0, $1, $2, MinimumFunction.self) },
-        BuiltinOperator(rawValue: 99): { try buildBinary($0, $1, $2, SquaredDifferenceFunction.self) },
-        .prelu: { try buildBinary($0, $1, $2, PReLUFunction.self) },
+        .add: { try buildBinary($0, $1, $2, .add) },
+        .sub: { try buildBinary($0, $1, $2, .sub) },
+        .mul: { try buildBinary($0, $1, $2, .mul) },
+        .div: { try buildBinary($0, $1, $2, .div) },
+        .maximum: { try buildBinary($0, $1, $2, .maximum) },
+        .minimum: { try buildBinary($0, $1, $2, .minimum) },
+        BuiltinOperator(rawValue: 99): { try buildBinary($0, $1, $2, .squaredDifference) },
+        .prelu: { try buildBinary($0, $1, $2, .prelu) },
         .relu: { try buildUnary($0, $1, $2, .relu) },
         .relu6: { try buildUnary($0, $1, $2, .relu6) },
         .reluN1To1: { try buildUnary($0, $1, $2, .reluN1To1) },
@@ -230,10 +230,10 @@ enum OpRegistry {
         }
     }
 
-    static func buildBinary<F: BinaryFunction>(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: F.Type) throws -> Layer {
+    static func buildBinary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ operation: BinaryOperation) throws -> Layer {
         guard node.inputs.count == 2 else { throw fail(graph, node, "expects 2 inputs") }
         let a = shape(graph, node.inputs[0]), b = shape(graph, node.inputs[1]), out = shape(graph, node.outputs[0])
-        guard let s = BinaryElementwiseLayer<F>.broadcastShape(a, b), s.reduce(1, *) == out.reduce(1, *), s.count <= 6 else {
+        guard let s = BinaryElementwiseLayer.broadcastShape(a, b), s.reduce(1, *) == out.reduce(1, *), s.count <= 6 else {
             throw fail(graph, node, "shapes \(a) and \(b) do not broadcast to \(out)")
         }
         var own = FusedActivation.none
@@ -241,9 +241,10 @@ enum OpRegistry {
         if let shift = node.fusedShift, graph.tensors[shift].elementCount != max(s.last ?? 1, 1) {
             throw fail(graph, node, "the folded ADD's constant has \(graph.tensors[shift].elementCount) values for \(s.last ?? 1) channels")
         }
-        return BinaryElementwiseLayer<F>(kind: node.op.name, a: try binder.input(node, 0), aShape: a, b: try binder.input(node, 1), bShape: b,
-                                         output: try binder.output(node), outShape: s,
-                                         epilogue: try epilogue(node, graph, binder, own: own, bias: node.fusedShift))
+        return BinaryElementwiseLayer(kind: node.op.name, operation: operation, a: try binder.input(node, 0), aShape: a,
+                                      b: try binder.input(node, 1), bShape: b, output: try binder.output(node),
+                                      outShape: s, epilogue: try epilogue(node, graph, binder, own: own,
+                                                                          bias: node.fusedShift))
     }
 
     static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: UnaryElementwiseLayer.Function) throws -> Layer {

@@ -365,10 +365,10 @@ final class KernelTests: KernelTestCase {
     func testBinaryBroadcasting() {
         let cases: [([Int], [Int])] = [([2, 3, 5], [2, 3, 5]), ([2, 3, 5], [5]), ([2, 3, 5], [1]), ([1], [4, 3]), ([2, 1, 5], [3, 1]), ([1, 21, 3], [1, 1, 3]), ([3, 1], [1, 4])]
         for (sa, sb) in cases {
-            let out = BinaryElementwiseLayer<SubFunction>.broadcastShape(sa, sb)!
+            let out = BinaryElementwiseLayer.broadcastShape(sa, sb)!
             let a = random(sa.reduce(1, *)), b = random(sb.reduce(1, *))
             let n = out.reduce(1, *)
-            let sA = BinaryElementwiseLayer<SubFunction>.broadcastStrides(sa, to: out), sB = BinaryElementwiseLayer<SubFunction>.broadcastStrides(sb, to: out)
+            let sA = BinaryElementwiseLayer.broadcastStrides(sa, to: out), sB = BinaryElementwiseLayer.broadcastStrides(sb, to: out)
             var ref = [Float](repeating: 0, count: n)
             for i in 0..<n {
                 var rem = i, ia = 0, ib = 0
@@ -376,7 +376,7 @@ final class KernelTests: KernelTestCase {
                 ref[i] = a[ia] - b[ib]
             }
             let aB = Buffer(a), bB = Buffer(b), oB = Buffer(zeros: n)
-            BinaryElementwiseLayer<SubFunction>(kind: "SUB", a: aB.pointer, aShape: sa, b: bB.pointer, bShape: sb, output: oB.pointer,
+            BinaryElementwiseLayer(kind: "SUB", operation: .sub, a: aB.pointer, aShape: sa, b: bB.pointer, bShape: sb, output: oB.pointer,
                                                 outShape: out, epilogue: Epilogue()).run(context)
             assertClose(oB.values, ref, tolerance: 0, "sub \(sa) \(sb)")
         }
@@ -385,17 +385,17 @@ final class KernelTests: KernelTestCase {
     func testBinaryFunctionsAndActivation() {
         let a = random(37, -3, 3), b = random(37, 0.5, 2)
         let aB = Buffer(a), bB = Buffer(b), oB = Buffer(zeros: 37)
-        func run<F: BinaryFunction>(_ f: F.Type, _ act: FusedActivation = .none) -> [Float] {
-            BinaryElementwiseLayer<F>(kind: "X", a: aB.pointer, aShape: [37], b: bB.pointer, bShape: [37], output: oB.pointer,
+        func run(_ operation: BinaryOperation, _ act: FusedActivation = .none) -> [Float] {
+            BinaryElementwiseLayer(kind: "X", operation: operation, a: aB.pointer, aShape: [37], b: bB.pointer, bShape: [37], output: oB.pointer,
                                       outShape: [37], epilogue: Epilogue(activation: act)).run(context)
             return oB.values
         }
-        assertClose(run(AddFunction.self, .relu6), zip(a, b).map { min(max($0 + $1, 0), 6) }, tolerance: 0, "add relu6")
-        assertClose(run(MulFunction.self), zip(a, b).map { $0 * $1 }, tolerance: 0, "mul")
-        assertClose(run(DivFunction.self), zip(a, b).map { $0 / $1 }, tolerance: 0, "div")
-        assertClose(run(MaximumFunction.self), zip(a, b).map { max($0, $1) }, tolerance: 0, "maximum")
-        assertClose(run(MinimumFunction.self), zip(a, b).map { min($0, $1) }, tolerance: 0, "minimum")
-        assertClose(run(PReLUFunction.self), zip(a, b).map { $0 < 0 ? $0 * $1 : $0 }, tolerance: 0, "prelu")
+        assertClose(run(.add, .relu6), zip(a, b).map { min(max($0 + $1, 0), 6) }, tolerance: 0, "add relu6")
+        assertClose(run(.mul), zip(a, b).map { $0 * $1 }, tolerance: 0, "mul")
+        assertClose(run(.div), zip(a, b).map { $0 / $1 }, tolerance: 0, "div")
+        assertClose(run(.maximum), zip(a, b).map { max($0, $1) }, tolerance: 0, "maximum")
+        assertClose(run(.minimum), zip(a, b).map { min($0, $1) }, tolerance: 0, "minimum")
+        assertClose(run(.prelu), zip(a, b).map { $0 < 0 ? $0 * $1 : $0 }, tolerance: 0, "prelu")
     }
 
     /// Bilinear resizing as XNNPACK computes it (its indirection setup and SSE kernel, written

@@ -42,14 +42,22 @@ enum PReLUFunction: BinaryFunction {
     }
 }
 
+/// The function of a binary elementwise layer.
+enum BinaryOperation: Sendable {
+    case add, sub, mul, div, maximum, minimum, squaredDifference, prelu
+}
+
 /// Elementwise binary ops with NumPy broadcasting (ADD, SUB, MUL, DIV, MAXIMUM,
 /// MINIMUM, SQUARED_DIFFERENCE, PRELU), with a fused activation/PReLU epilogue.
 ///
 /// Equal shapes run as one flat loop; an operand that repeats along leading
 /// dimensions (a per-channel vector, a scalar) runs as rows; anything else walks
-/// the broadcast strides.
-final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
+/// the broadcast strides. Not generic over the function: a generic class's methods run
+/// unspecialized when called through `Layer` (a witness call per vector), so `run` switches
+/// once on `operation` into loops specialized for each function.
+final class BinaryElementwiseLayer: Layer {
     let kind: String
+    let operation: BinaryOperation
     let a: UnsafePointer<Float>, b: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let outShape: [Int]
@@ -59,9 +67,10 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
     let epilogue: Epilogue
     let channels: Int
 
-    init(kind: String, a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>, bShape: [Int],
-         output: UnsafeMutablePointer<Float>, outShape: [Int], epilogue: Epilogue) {
+    init(kind: String, operation: BinaryOperation, a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>,
+         bShape: [Int], output: UnsafeMutablePointer<Float>, outShape: [Int], epilogue: Epilogue) {
         self.kind = kind
+        self.operation = operation
         self.a = a; self.b = b; self.output = output
         self.outShape = outShape
         self.count = outShape.reduce(1, *)
@@ -122,15 +131,34 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
     var rowsPerItem: Int { max(1, 16_384 / channels) }
 
     func run(_ context: RunContext) {
+        switch operation {
+        case .add: run(AddFunction.self, context)
+        case .sub: run(SubFunction.self, context)
+        case .mul: run(MulFunction.self, context)
+        case .div: run(DivFunction.self, context)
+        case .maximum: run(MaximumFunction.self, context)
+        case .minimum: run(MinimumFunction.self, context)
+        case .squaredDifference: run(SquaredDifferenceFunction.self, context)
+        case .prelu: run(PReLUFunction.self, context)
+        }
+    }
+
+    @inline(__always)
+    private func run<F: BinaryFunction>(_ f: F.Type, _ context: RunContext) {
         guard layout != .strided else {
-            strided()
+            strided(f)
             epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
             return
         }
         let rows = count / channels, per = rowsPerItem
+        if rows <= per {
+            compute(f, 0, count)
+            epilogue.apply(output, rows: rows, channels: channels, stride: channels)
+            return
+        }
         parallelFor((rows + per - 1) / per, context: context) { item, _ in
             let first = item * per, last = min(rows, first + per)
-            compute(first * channels, last * channels)
+            compute(f, first * channels, last * channels)
             epilogue.apply(output + first * channels, rows: last - first, channels: channels, stride: channels,
                            firstRow: first)
         }
@@ -138,10 +166,10 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
 
     /// Outputs start..<end of the layouts that are not `.strided`.
     @inline(__always)
-    private func compute(_ start: Int, _ end: Int) {
+    private func compute<F: BinaryFunction>(_ f: F.Type, _ start: Int, _ end: Int) {
         switch layout {
         case .same:
-            same(output + start, a + start, b + start, end - start)
+            same(f, output + start, a + start, b + start, end - start)
         case .scalarB:
             let s = b[0], s8 = SIMD8<Float>(repeating: s)
             var i = start
@@ -156,14 +184,14 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
             var i = start
             while i < end {
                 let j = i % bCount, n = min(end - i, bCount - j)
-                same(output + i, a + i, b + j, n)
+                same(f, output + i, a + i, b + j, n)
                 i += n
             }
         case .trailingA:
             var i = start
             while i < end {
                 let j = i % aCount, n = min(end - i, aCount - j)
-                same(output + i, a + j, b + i, n)
+                same(f, output + i, a + j, b + i, n)
                 i += n
             }
         case .strided:
@@ -183,22 +211,25 @@ final class BinaryElementwiseLayer<F: BinaryFunction>: Layer {
     }
 
     @inline(__always)
-    func same(_ o: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, _ y: UnsafePointer<Float>, _ n: Int) {
+    func same<F: BinaryFunction>(_ f: F.Type, _ o: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>,
+                                 _ y: UnsafePointer<Float>, _ n: Int) {
         var i = 0
         while i + 8 <= n { store8(F.apply(load8(x + i), load8(y + i)), o + i); i += 8 }
         while i < n { o[i] = F.apply(x[i], y[i]); i += 1 }
     }
 
     /// The general broadcast walk; its index lives on the stack (no allocation per run).
-    func strided() {
+    @inline(__always)
+    func strided<F: BinaryFunction>(_ f: F.Type) {
         let rank = outShape.count
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
             index.initialize(repeating: 0)
-            strided(index)
+            strided(f, index)
         }
     }
 
-    private func strided(_ index: UnsafeMutableBufferPointer<Int>) {
+    @inline(__always)
+    private func strided<F: BinaryFunction>(_ f: F.Type, _ index: UnsafeMutableBufferPointer<Int>) {
         let rank = outShape.count
         var ia = 0, ib = 0
         for i in 0..<count {
