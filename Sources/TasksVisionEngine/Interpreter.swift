@@ -1,5 +1,6 @@
 import COpenBLAS
 import Dispatch
+import TasksVisionKernels
 import TasksVisionFormat
 @_exported import TasksVisionKernels
 
@@ -60,6 +61,8 @@ public final class Interpreter {
     public var flops: Double { layers.reduce(0) { $0 + $1.flops } }
 
     let layers: [Layer]
+    /// Whether each layer is worth its share on the helper threads, decided once (see `minimumParallelFlops`).
+    let splitsOverThreads: [Bool]
     let arena: UnsafeMutableRawPointer
     let constants: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
@@ -109,7 +112,7 @@ public final class Interpreter {
         // Float constants read by the steps, converted once (filters the kernel set packs excepted).
         let packedFilters = ExecutionPlan.packedFilters(graph, steps, kernels: kernels)
         let placed = ExecutionPlan.placeConstants(graph, steps, packedFilters: packedFilters)
-        constants = UnsafeMutablePointer<Float>.allocate(capacity: max(placed.count, 16))
+        constants = allocateAlignedFloats(max(placed.count, 16))
         constants.initialize(repeating: 0, count: max(placed.count, 16))
         for (t, offset) in placed.offsets {
             if let values = graph.tensors[t].constant?.floats() {
@@ -136,9 +139,10 @@ public final class Interpreter {
             throw error
         }
         self.layers = layers
+        splitsOverThreads = layers.map { $0.parallelWork >= Self.minimumParallelFlops }
         constantBytes = placed.count * 4 + layers.reduce(0) { $0 + $1.packedWeightBytes }
         scratchPerWorker = ((layers.map(\.scratchFloatsPerWorker).max() ?? 0) + 15) / 16 * 16 + 16
-        scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchPerWorker * options.threads)
+        scratch = allocateAlignedFloats(scratchPerWorker * options.threads)
         scratch.initialize(repeating: 0, count: scratchPerWorker * options.threads)
         pool = makeWorkerPool(helpers: options.threads - 1)
 
@@ -161,8 +165,8 @@ public final class Interpreter {
     deinit {
         pool?.stop()
         arena.deallocate()
-        constants.deallocate()
-        scratch.deallocate()
+        deallocateAlignedFloats(constants)
+        deallocateAlignedFloats(scratch)
     }
 
     /// Copies `values` into input `index`; the count must match the input's shape.
@@ -191,7 +195,7 @@ public final class Interpreter {
     public func invoke() {
         let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
-        for layer in layers { layer.run(layer.parallelWork >= Self.minimumParallelFlops ? parallel : serial) }
+        for (layer, split) in zip(layers, splitsOverThreads) { layer.run(split ? parallel : serial) }
     }
 
     /// Runs the model and accumulates time per op type into `profile`. Layers that run

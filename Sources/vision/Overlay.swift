@@ -34,7 +34,12 @@ struct Overlay {
 
     var thickness: Int { max(1, min(width, height) / 300) }
 
+    /// Whether pixel coordinates can be drawn: a model's landmark may be NaN or far outside the image, where `Int(x)`
+    /// would trap or a line take billions of steps.
+    static func drawable(_ values: Float...) -> Bool { values.allSatisfy { $0.isFinite && abs($0) < 1e6 } }
+
     mutating func line(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, _ color: (UInt8, UInt8, UInt8)) {
+        guard Self.drawable(x0, y0, x1, y1) else { return }
         let steps = Int(max(abs(x1 - x0), abs(y1 - y0))) + 1
         let t = thickness
         for i in 0...steps {
@@ -51,6 +56,7 @@ struct Overlay {
     }
 
     mutating func dot(_ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
+        guard Self.drawable(x, y) else { return }
         let r = 2 * thickness + 1
         for dy in -r...r { for dx in -r...r where dx * dx + dy * dy <= r * r { set(Int(x) + dx, Int(y) + dy, color) } }
     }
@@ -69,6 +75,7 @@ struct Overlay {
     ]
 
     mutating func text(_ s: String, _ x: Float, _ y: Float, _ color: (UInt8, UInt8, UInt8)) {
+        guard Self.drawable(x, y) else { return }
         let scale = max(2, min(width, height) / 200)
         var cx = Int(x)
         for ch in s.uppercased() {

@@ -1,4 +1,5 @@
 import COpenBLAS
+import TasksVisionKernels
 
 /// A matrix product summed as XNNPACK sums it: each output one chain of fused multiply-adds
 /// that starts at the bias and takes k in order.
@@ -51,7 +52,7 @@ struct BiasFirstGEMM {
         depth = k + (bias != nil ? 1 : 0)
         self.columns = columns
         paddedColumns = (columns + 15) / 16 * 16
-        b = UnsafeMutablePointer<Float>.allocate(capacity: max(depth * paddedColumns, 1))
+        b = allocateAlignedFloats(depth * paddedColumns)
         b.initialize(repeating: 0, count: max(depth * paddedColumns, 1))
         let first = bias != nil ? 1 : 0
         if let bias { for c in 0..<columns { b[c] = bias[c] } }
@@ -67,7 +68,7 @@ struct BiasFirstGEMM {
         self.columnBlock = block
     }
 
-    func deallocate() { b.deallocate() }
+    func deallocate() { deallocateAlignedFloats(b) }
 
     /// Scratch floats `multiply` needs (one call's output, padded).
     var scratchFloats: Int { rowsPerCall * ((min(columnBlock, columns) + 15) / 16 * 16) }
