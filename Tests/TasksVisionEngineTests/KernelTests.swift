@@ -495,6 +495,22 @@ final class KernelTests: KernelTestCase {
             } }
         }
 
+        // The last axis (one run per output, summed in a register): the same bits as in order.
+        let runs = random(3 * 21), runsB = Buffer(runs), rB = Buffer(zeros: 3)
+        for function in [ReduceLayer.Function.mean, .max, .min] {
+            ReduceLayer(kind: "REDUCE", function: function, input: runsB.pointer, inShape: [3, 21], axes: [1], output: rB.pointer).run(context)
+            for n in 0..<3 {
+                let terms = Array(runs[(n * 21)..<(n * 21 + 21)])
+                let expected: Float
+                switch function {
+                case .mean: expected = terms.reduce(0, +) * (1 / Float(21))
+                case .max: expected = terms.max()!
+                case .min: expected = terms.min()!
+                }
+                XCTAssertEqual(rB.values[n].bitPattern, expected.bitPattern, "\(function) over the last axis, row \(n)")
+            }
+        }
+
         let sB = Buffer(zeros: 24)
         SoftmaxLayer(input: xB.pointer, output: sB.pointer, rows: 6, depth: 4, beta: 1).run(context)
         for r in 0..<6 {
@@ -522,6 +538,10 @@ final class KernelTests: KernelTestCase {
         let u0 = Buffer(zeros: 12), u1 = Buffer(zeros: 12)
         UnpackLayer(input: xB.pointer, outputs: [u0.pointer, u1.pointer], outer: 1, inner: 12).run(context)
         XCTAssertEqual(u0.values + u1.values, x)
+        // The last axis: [8, 3] into three rows of 8.
+        let v = (0..<3).map { _ in Buffer(zeros: 8) }
+        UnpackLayer(input: xB.pointer, outputs: v.map(\.pointer), outer: 8, inner: 1).run(context)
+        for k in 0..<3 { XCTAssertEqual(v[k].values, (0..<8).map { x[$0 * 3 + k] }, "unpacked \(k) of the last axis") }
     }
 
     func testFloat16Conversion() {

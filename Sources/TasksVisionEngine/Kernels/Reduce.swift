@@ -53,6 +53,17 @@ final class ReduceLayer: Layer {
         for n in 0..<outer {
             let out = output + n * c
             var p = input + n * span * c
+            if c == 1 {
+                // One run to one value (the gesture embedder's landmark extents): in a register, the same order.
+                var acc = out[0]
+                switch function {
+                case .mean: for i in 0..<span { acc += p[i] }
+                case .max: for i in 0..<span where p[i] > acc { acc = p[i] }
+                case .min: for i in 0..<span where p[i] < acc { acc = p[i] }
+                }
+                out[0] = acc
+                continue
+            }
             for _ in 0..<span {
                 var ch = 0
                 while ch &+ 8 <= c {

@@ -14,9 +14,17 @@ final class UnpackLayer: Layer {
 
     func run(_ context: RunContext) {
         let num = outputs.count
-        for i in 0..<outer {
-            for (k, out) in outputs.enumerated() {
-                (out + i * inner).update(from: input + (i * num + k) * inner, count: inner)
+        outputs.withUnsafeBufferPointer { outs in
+            if inner == 1 {
+                // The last axis (x, y, z of landmarks): element by element, not a copy call per float.
+                for k in 0..<num {
+                    let out = outs[k]
+                    for i in 0..<outer { out[i] = input[i &* num &+ k] }
+                }
+                return
+            }
+            for i in 0..<outer {
+                for k in 0..<num { (outs[k] + i * inner).update(from: input + (i * num + k) * inner, count: inner) }
             }
         }
     }
