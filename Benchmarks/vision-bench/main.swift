@@ -36,6 +36,8 @@ struct Options {
     var interleave: Bool?
     /// `MxKxN` products to time the kernel set's GEMM on.
     var gemmShapes: [String] = []
+    /// `HxWxC:k[:s]` maps to time the kernel set's depthwise convolution on.
+    var depthwiseShapes: [String] = []
     var explicitModels = false
 }
 
@@ -70,6 +72,7 @@ func parse() -> Options {
             switch value() { case "on": o.interleave = true; case "off": o.interleave = false
             default: fail("--interleave takes on or off") }
         case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
+        case "--dwconv": o.depthwiseShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
         case "--mode": o.soakMode = value()
@@ -81,7 +84,7 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--interleave on|off]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...] [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
@@ -137,6 +140,22 @@ if options.peak {
         print(String(format: "FMA peak, one core, %@ vectors: %.1f GFLOP/s (%@)", set.rawValue, gflops, cpu))
     } else {
         print("kernel set \(set) has no FMA kernels (\(cpu))")
+    }
+    if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty
+        && options.depthwiseShapes.isEmpty { exit(0) }
+}
+if !options.depthwiseShapes.isEmpty {
+    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
+    for shape in options.depthwiseShapes {
+        // HxWxC:k or HxWxC:k:s (stride 1 by default).
+        let parts = shape.split(separator: ":")
+        let d = parts.first.map { $0.split(separator: "x").compactMap { Int($0) } } ?? []
+        let k = parts.count > 1 ? Int(parts[1]) : nil, s = parts.count > 2 ? Int(parts[2]) : 1
+        guard d.count == 3, parts.count <= 3, let k, let s,
+              let gflops = set.measuredDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k, stride: s) else {
+            fail("--dwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
+        }
+        print(String(format: "DWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GFLOP/s", set.rawValue, d[0], d[1], d[2], k, k, s, gflops))
     }
     if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty { exit(0) }
 }

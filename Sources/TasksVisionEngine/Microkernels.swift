@@ -1,4 +1,5 @@
 import Dispatch
+import TasksVisionFormat
 import TasksVisionKernels
 import TasksVisionKernelsAVX2
 import TasksVisionKernelsAVX512
@@ -183,6 +184,43 @@ extension KernelSet {
             best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
         return 2 * Double(m * k * n) / max(best, 1e-12) / 1e9
+    }
+}
+
+extension KernelSet {
+    /// The set's depthwise convolution on one `height` x `width` x `channels` map (NHWC, 64-byte aligned, as the
+    /// interpreter's arena), a `kernel` x `kernel` filter, `stride`, SAME padding, bias and ReLU6, as an interpreter
+    /// builds the layer, in GFLOP/s, best of five rounds of `runs` (nil for a shape with no output). For
+    /// `vision-bench --dwconv`: the kernel alone, its input warm in cache, to tell its speed from the traffic around it
+    /// in a model.
+    public func measuredDepthwise(height: Int, width: Int, channels: Int, kernel: Int, stride: Int,
+                                  runs: Int = 50) -> Double? {
+        guard height > 0, width > 0, channels > 0, kernel > 0, stride > 0 else { return nil }
+        let v = ConvGeometry.padding(.same, input: height, kernel: kernel, stride: stride, dilation: 1)
+        let h = ConvGeometry.padding(.same, input: width, kernel: kernel, stride: stride, dilation: 1)
+        guard v.out > 0, h.out > 0 else { return nil }
+        let g = ConvGeometry(batch: 1, inH: height, inW: width, inC: channels, outH: v.out, outW: h.out, outC: channels,
+                             kH: kernel, kW: kernel, strideH: stride, strideW: stride, padTop: v.before, padLeft: h.before)
+        let inCount = height * width * channels, outCount = v.out * h.out * channels, wCount = kernel * kernel * channels
+        let input = allocateAlignedFloats(inCount), output = allocateAlignedFloats(outCount)
+        let weights = allocateAlignedFloats(wCount), bias = allocateAlignedFloats(channels)
+        defer { [input, output, weights, bias].forEach(deallocateAlignedFloats) }
+        for i in 0..<inCount { input[i] = Float(i % 7) * 0.25 - 0.5 }
+        for i in 0..<wCount { weights[i] = Float(i % 5) * 0.125 - 0.25 }
+        bias.initialize(repeating: 0.125, count: channels)
+        let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, weights: weights,
+                                         epilogue: Epilogue(bias: bias, activation: .relu6), kernels: Microkernels(self))
+        let scratch = allocateAlignedFloats(max(layer.scratchFloatsPerWorker, 16))
+        defer { deallocateAlignedFloats(scratch) }
+        let context = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: max(layer.scratchFloatsPerWorker, 16))
+        layer.run(context)
+        var best = Double.infinity
+        for _ in 0..<5 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<max(runs, 1) { layer.run(context) }
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(max(runs, 1)))
+        }
+        return layer.flops / max(best, 1e-12) / 1e9
     }
 }
 

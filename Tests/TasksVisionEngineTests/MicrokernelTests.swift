@@ -262,6 +262,18 @@ final class MicrokernelTests: KernelTestCase {
     }
 }
 
+/// `vision-bench --dwconv`'s measurement builds and runs the layer as an interpreter would, on every set.
+final class DepthwiseMeasurementTests: XCTestCase {
+    func testMeasuresValidShapesAndRefusesEmptyOnes() {
+        for set in KernelSet.supported() {
+            XCTAssertGreaterThan(set.measuredDepthwise(height: 9, width: 7, channels: 40, kernel: 3, stride: 2, runs: 2) ?? 0,
+                                 0, "\(set)")
+            XCTAssertNil(set.measuredDepthwise(height: 0, width: 7, channels: 40, kernel: 3, stride: 1), "\(set)")
+            XCTAssertNil(set.measuredDepthwise(height: 7, width: 7, channels: 40, kernel: 3, stride: 0), "\(set)")
+        }
+    }
+}
+
 /// XNNPACK's sigmoid and softmax pieces as the FMA sets compute them (bit-exactness against
 /// XNNPACK itself is in the model parity fixtures: the pose flag, hand presence and handedness,
 /// the gesture classifiers' probabilities).
