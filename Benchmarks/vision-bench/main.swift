@@ -84,7 +84,9 @@ func parse() -> Options {
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile] [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...] [--interleave on|off]")
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile]"
+                + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...]"
+                + " [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
@@ -155,7 +157,8 @@ if !options.depthwiseShapes.isEmpty {
               let gflops = set.measuredDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k, stride: s) else {
             fail("--dwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
         }
-        print(String(format: "DWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GFLOP/s", set.rawValue, d[0], d[1], d[2], k, k, s, gflops))
+        print(String(format: "DWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GFLOP/s", set.rawValue, d[0], d[1], d[2], k, k, s,
+                     gflops))
     }
     if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty { exit(0) }
 }

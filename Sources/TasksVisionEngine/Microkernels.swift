@@ -200,8 +200,10 @@ extension KernelSet {
         let h = ConvGeometry.padding(.same, input: width, kernel: kernel, stride: stride, dilation: 1)
         guard v.out > 0, h.out > 0 else { return nil }
         let g = ConvGeometry(batch: 1, inH: height, inW: width, inC: channels, outH: v.out, outW: h.out, outC: channels,
-                             kH: kernel, kW: kernel, strideH: stride, strideW: stride, padTop: v.before, padLeft: h.before)
-        let inCount = height * width * channels, outCount = v.out * h.out * channels, wCount = kernel * kernel * channels
+                             kH: kernel, kW: kernel, strideH: stride, strideW: stride, padTop: v.before,
+                             padLeft: h.before)
+        let inCount = height * width * channels, outCount = v.out * h.out * channels
+        let wCount = kernel * kernel * channels
         let input = allocateAlignedFloats(inCount), output = allocateAlignedFloats(outCount)
         let weights = allocateAlignedFloats(wCount), bias = allocateAlignedFloats(channels)
         defer { [input, output, weights, bias].forEach(deallocateAlignedFloats) }
@@ -209,10 +211,12 @@ extension KernelSet {
         for i in 0..<wCount { weights[i] = Float(i % 5) * 0.125 - 0.25 }
         bias.initialize(repeating: 0.125, count: channels)
         let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, weights: weights,
-                                         epilogue: Epilogue(bias: bias, activation: .relu6), kernels: Microkernels(self))
+                                         epilogue: Epilogue(bias: bias, activation: .relu6),
+                                         kernels: Microkernels(self))
         let scratch = allocateAlignedFloats(max(layer.scratchFloatsPerWorker, 16))
         defer { deallocateAlignedFloats(scratch) }
-        let context = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: max(layer.scratchFloatsPerWorker, 16))
+        let context = RunContext(threads: 1, scratch: scratch,
+                                 scratchFloatsPerWorker: max(layer.scratchFloatsPerWorker, 16))
         layer.run(context)
         var best = Double.infinity
         for _ in 0..<5 {

@@ -230,7 +230,8 @@ enum OpRegistry {
         }
     }
 
-    static func buildBinary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ operation: BinaryOperation) throws -> Layer {
+    static func buildBinary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,
+                            _ operation: BinaryOperation) throws -> Layer {
         guard node.inputs.count == 2 else { throw fail(graph, node, "expects 2 inputs") }
         let a = shape(graph, node.inputs[0]), b = shape(graph, node.inputs[1]), out = shape(graph, node.outputs[0])
         guard let s = BinaryElementwiseLayer.broadcastShape(a, b), s.reduce(1, *) == out.reduce(1, *), s.count <= 6 else {
