@@ -135,48 +135,44 @@ func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 let options = parse()
 /// Peak resident bytes before any model is loaded: the process's own baseline.
 let baselineBytes = peakResidentBytes()
+/// The kernel set the microbenchmarks (`--peak`, `--dwconv`, `--gemm`) run on.
+let microbenchmarkSet = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
 if options.peak {
-    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
     let cpu = CPUFeatures.current.modelName
-    if let gflops = set.measuredFMAPeak(seconds: 1) {
-        print(String(format: "FMA peak, one core, %@ vectors: %.1f GFLOP/s (%@)", set.rawValue, gflops, cpu))
+    if let gflops = microbenchmarkSet.measuredFMAPeak(seconds: 1) {
+        print(String(format: "FMA peak, one core, %@ vectors: %.1f GFLOP/s (%@)", microbenchmarkSet.rawValue, gflops,
+                     cpu))
     } else {
-        print("kernel set \(set) has no FMA kernels (\(cpu))")
+        print("kernel set \(microbenchmarkSet) has no FMA kernels (\(cpu))")
     }
-    if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty
-        && options.depthwiseShapes.isEmpty { exit(0) }
 }
-if !options.depthwiseShapes.isEmpty {
-    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
-    for shape in options.depthwiseShapes {
-        // HxWxC:k or HxWxC:k:s (stride 1 by default).
-        let parts = shape.split(separator: ":")
-        let d = parts.first.map { $0.split(separator: "x").compactMap { Int($0) } } ?? []
-        let k = parts.count > 1 ? Int(parts[1]) : nil, s = parts.count > 2 ? Int(parts[2]) : 1
-        guard d.count == 3, parts.count <= 3, let k, let s,
-              let gflops = set.measuredDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k, stride: s) else {
-            fail("--dwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
-        }
-        print(String(format: "DWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GFLOP/s", set.rawValue, d[0], d[1], d[2], k, k, s,
-                     gflops))
+for shape in options.depthwiseShapes {
+    // HxWxC:k or HxWxC:k:s (stride 1 by default).
+    let parts = shape.split(separator: ":")
+    let d = parts.first.map { $0.split(separator: "x").compactMap { Int($0) } } ?? []
+    let k = parts.count > 1 ? Int(parts[1]) : nil, s = parts.count > 2 ? Int(parts[2]) : 1
+    guard d.count == 3, parts.count <= 3, let k, let s,
+          let gflops = microbenchmarkSet.measuredDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k,
+                                                           stride: s) else {
+        fail("--dwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
     }
-    if !options.explicitModels && options.task == nil && options.soak == nil && options.gemmShapes.isEmpty { exit(0) }
+    print(String(format: "DWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GFLOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2],
+                 k, k, s, gflops))
 }
-if !options.gemmShapes.isEmpty {
-    let set = options.kernels ?? (try? KernelSet.fromEnvironment()) ?? .portable
-    for shape in options.gemmShapes {
-        // MxKxN, or MxKxN+r with a residual ADD in the epilogue.
-        let residual = shape.hasSuffix("+r")
-        let d = shape.dropLast(residual ? 2 : 0).split(separator: "x").compactMap { Int($0) }
-        guard d.count == 3, let gflops = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual),
-              let cold = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual, runs: 10, cold: true) else {
-            fail("--gemm takes MxKxN or MxKxN+r (e.g. 3136x24x144) on an FMA kernel set, not \(shape) on \(set)")
-        }
-        print(String(format: "GEMM %@ m %d k %d n %d%@: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2],
-                     residual ? " +residual" : "", gflops, cold))
+for shape in options.gemmShapes {
+    // MxKxN, or MxKxN+r with a residual ADD in the epilogue.
+    let set = microbenchmarkSet
+    let residual = shape.hasSuffix("+r")
+    let d = shape.dropLast(residual ? 2 : 0).split(separator: "x").compactMap { Int($0) }
+    guard d.count == 3, let gflops = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual),
+          let cold = set.measuredGEMM(m: d[0], k: d[1], n: d[2], residual: residual, runs: 10, cold: true) else {
+        fail("--gemm takes MxKxN or MxKxN+r (e.g. 3136x24x144) on an FMA kernel set, not \(shape) on \(set)")
     }
-    if !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
+    print(String(format: "GEMM %@ m %d k %d n %d%@: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2],
+                 residual ? " +residual" : "", gflops, cold))
 }
+let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
+if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 if let soak = options.soak {
     Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames, every: options.soakEvery)
 }

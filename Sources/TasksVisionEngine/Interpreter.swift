@@ -1,6 +1,5 @@
 import COpenBLAS
 import Dispatch
-import TasksVisionKernels
 import TasksVisionFormat
 @_exported import TasksVisionKernels
 
@@ -212,8 +211,8 @@ public final class Interpreter {
             p.flops += layer.flops
             profile[layer.kind] = p
         }
-        for layer in layers {
-            let context = layer.parallelWork >= Self.minimumParallelFlops ? parallel : serial
+        for (layer, split) in zip(layers, splitsOverThreads) {
+            let context = split ? parallel : serial
             if let block = layer as? ConvolutionThenDepthwiseLayer {
                 block.runApart(context, timed: record)
                 continue

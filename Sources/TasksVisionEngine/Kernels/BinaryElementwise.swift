@@ -151,11 +151,6 @@ final class BinaryElementwiseLayer: Layer {
             return
         }
         let rows = count / channels, per = rowsPerItem
-        if rows <= per {
-            compute(f, 0, count)
-            epilogue.apply(output, rows: rows, channels: channels, stride: channels)
-            return
-        }
         parallelFor((rows + per - 1) / per, context: context) { item, _ in
             let first = item * per, last = min(rows, first + per)
             compute(f, first * channels, last * channels)
