@@ -1,4 +1,5 @@
 import TasksVisionKernels
+import TasksVisionVectorFMA
 
 // GEMM tiles of `wideTileRows` rows x 2 vectors (the set's, 7 on AVX-512, 6 elsewhere) and 8 rows
 // x 1 vector, XNNPACK's "broadcast" scheme: per k, the tile's weight vectors are loaded once and
@@ -264,6 +265,7 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
         let a6 = mr > 6 ? a5 + p.lda : a5
         let a7 = mr > 7 ? a6 + p.lda : a6
         var w = p.packed + (start / nr) &* (k &+ 1) &* nr
+        let ahead = (k &+ 1) &* nr
         var n0 = start
         while n0 < end {
             let b0 = load(w), b1 = nv > 1 ? load(w + V) : Vec()
@@ -277,6 +279,13 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
                 let stop = base &+ length
                 while i < stop {
                     let u = load(wk), v = nv > 1 ? load(wk + V) : Vec()
+                    if nv > 1 && gemmPrefetchesWeights {
+                        // The next column block's row k, one block (a few KB) ahead: the first tile to reach a
+                        // block finds it in L2, not in L3 or memory. Narrow tiles, with eight loads per vector of
+                        // weights already, and small blocks gain nothing from it.
+                        prefetchToL2(wk + ahead)
+                        if nr &* 4 > 64 { prefetchToL2(wk + (ahead &+ 16)) }
+                    }
                     step(&x0, &y0, a0, i, u, v, nv)
                     if mr > 1 { step(&x1, &y1, a1, i, u, v, nv) }
                     if mr > 2 { step(&x2, &y2, a2, i, u, v, nv) }

@@ -18,6 +18,10 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 /// broadcast, fit the set's 16 vector registers.
 let wideTileRows = 6
 
+/// Whether the two-vector GEMM tiles prefetch the next column block's weights into L2 as they go (the first row
+/// tile of each block otherwise waits on L3 for them: layers of few rows and many weights, as 7x7 maps).
+let gemmPrefetchesWeights = true
+
 /// Interior pixels per depthwise group: 4 pixels x 2 vectors (each tap reads a whole cache line of every pixel),
 /// not 8 x 1, whose 30 half-line streams per block ran 4-13% slower on Zen 2.
 let depthwiseInteriorPixels = 4

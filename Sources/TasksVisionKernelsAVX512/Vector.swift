@@ -19,6 +19,10 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float,
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 7
 
+/// Whether the two-vector GEMM tiles prefetch the next column block's weights into L2 as they go (the first row
+/// tile of each block otherwise waits on L3 for them: layers of few rows and many weights, as 7x7 maps).
+let gemmPrefetchesWeights = true
+
 /// Interior pixels per depthwise group: 8 pixels x 1 vector (a 64-byte line each).
 let depthwiseInteriorPixels = 8
 

@@ -18,6 +18,10 @@ typealias VecFloats = (Float, Float, Float, Float)
 /// broadcast, fit the set's 32 vector registers.
 let wideTileRows = 6
 
+/// Whether the two-vector GEMM tiles prefetch the next column block's weights into L2 as they go: not here, where
+/// it has not been measured.
+let gemmPrefetchesWeights = false
+
 /// Interior pixels per depthwise group: 8 pixels x 1 vector.
 let depthwiseInteriorPixels = 8
 
