@@ -51,14 +51,17 @@ let package = Package(
         .target(name: "CProcessorInfo"),
         .target(name: "TasksVisionEngine", dependencies: [
             "TasksVisionFormat", "COpenBLAS", "CProcessorInfo", "TasksVisionKernels",
-            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON", "TasksVisionKernelsPortable",
+            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
+            "TasksVisionKernelsPortable",
         ]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat", "TasksVision"]),
         // Layer 3: the vision tasks.
         .target(name: "TasksVision", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
         // Command-line tool.
-        .executableTarget(name: "vision", dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"]),
+        .executableTarget(name: "vision",
+                          dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision",
+                                         "TasksVisionImageIO"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
@@ -68,11 +71,14 @@ let package = Package(
         // Test support: puts the test process on the OpenBLAS kernels the executables use.
         .target(name: "TestBLASKernels", dependencies: ["COpenBLAS"], path: "Tests/TestBLASKernels"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
-        .testTarget(name: "TasksVisionEngineTests", dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
+        .testTarget(name: "TasksVisionEngineTests",
+                    dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
-        .testTarget(name: "TasksVisionTests", dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat", "TestBLASKernels"]),
+        .testTarget(name: "TasksVisionTests",
+                    dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat",
+                                   "TestBLASKernels"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -34,7 +34,8 @@ enum Soak {
         let live = mode == "live"
         guard live || mode == "video" else { fail("--mode takes video or live") }
         let models = TaskBenchmark.repositoryRoot + "/Models/"
-        let images = try frames(sequence: task.hasPrefix("hands") || task.hasPrefix("gestures") ? "hand_asl_1" : "pose_dance_1")
+        let images = try frames(sequence: task.hasPrefix("hands") || task.hasPrefix("gestures")
+                                ? "hand_asl_1" : "pose_dance_1")
         let step: (MPImage, Int) throws -> Void
         switch task {
         case "faces":
@@ -44,7 +45,9 @@ enum Soak {
             o.runningMode = live ? .liveStream : .video
             if live { o.resultCallback = { _, _ in } }
             let t = try FaceDetector(options: o)
-            step = live ? { image, ts in _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults() }
+            step = live ? { image, ts in
+                _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
+            }
                         : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
         case "hands":
             let o = HandLandmarkerOptions()
@@ -54,7 +57,9 @@ enum Soak {
             o.runningMode = live ? .liveStream : .video
             if live { o.resultCallback = { _, _ in } }
             let t = try HandLandmarker(options: o)
-            step = live ? { image, ts in _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults() }
+            step = live ? { image, ts in
+                _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
+            }
                         : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
         case "gestures":
             let o = GestureRecognizerOptions()
@@ -64,7 +69,9 @@ enum Soak {
             o.runningMode = live ? .liveStream : .video
             if live { o.resultCallback = { _, _ in } }
             let t = try GestureRecognizer(options: o)
-            step = live ? { image, ts in _ = try t.recognizeAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults() }
+            step = live ? { image, ts in
+                _ = try t.recognizeAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
+            }
                         : { image, ts in _ = try t.recognize(videoFrame: image, timestampInMilliseconds: ts) }
         case "pose":
             // ML Kit's detector: .stream for video; `process` off the caller's thread for live frames
@@ -113,7 +120,9 @@ enum Soak {
             for m in modes {
                 let start = DispatchTime.now().uptimeNanoseconds
                 let samples: [Sample]
-                do { samples = try run(task: t, mode: m, count: count, every: every, threads: options.threads.first ?? 1) } catch { fail("\(error)") }
+                do {
+                    samples = try run(task: t, mode: m, count: count, every: every, threads: options.threads.first ?? 1)
+                } catch { fail("\(error)") }
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                 let g = growth(samples)
                 flat = flat && g <= 0.02
@@ -123,8 +132,11 @@ enum Soak {
                     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
                     print(String(decoding: data, as: UTF8.self))
                 } else {
-                    let curve = samples.map { String(format: "%.1f", Double($0.residentBytes) / 1e6) }.joined(separator: " ")
-                    print(String(format: "soak %@ %@: %d frames in %.0f s, RSS MB every %d frames: %@; growth after 1000 frames %.2f%% %@",
+                    let curve = samples.map {
+                        String(format: "%.1f", Double($0.residentBytes) / 1e6)
+                    }.joined(separator: " ")
+                    print(String(format: "soak %@ %@: %d frames in %.0f s, RSS MB every %d frames: %@; growth after "
+                                         + "1000 frames %.2f%% %@",
                                  t, m, count, seconds, every, curve, g * 100, g <= 0.02 ? "flat" : "GROWING"))
                 }
             }

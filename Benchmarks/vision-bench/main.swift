@@ -58,7 +58,9 @@ func parse() -> Options {
         }
         switch a {
         case "--model": o.models.append(value()); o.explicitModels = true
-        case "--threads": guard let t = Int(value()), t >= 1 else { fail("--threads takes a positive number") }; explicitThreads.append(t)
+        case "--threads":
+            guard let t = Int(value()), t >= 1 else { fail("--threads takes a positive number") };
+            explicitThreads.append(t)
         case "--runs": guard let r = Int(value()), r >= 1 else { fail("--runs takes a positive number") }; o.runs = r
         case "--warmup": guard let w = Int(value()), w >= 0 else { fail("--warmup takes a number") }; o.warmup = w
         case "--json": o.json = true
@@ -76,34 +78,40 @@ func parse() -> Options {
         case "--task": o.task = value()
         case "--soak": o.soak = value()
         case "--mode": o.soakMode = value()
-        case "--frames": guard let f = Int(value()), f >= 1 else { fail("--frames takes a positive number") }; o.soakFrames = f
-        case "--every": guard let e = Int(value()), e >= 1 else { fail("--every takes a positive number") }; o.soakEvery = e
+        case "--frames":
+            guard let f = Int(value()), f >= 1 else { fail("--frames takes a positive number") }; o.soakFrames = f
+        case "--every":
+            guard let e = Int(value()), e >= 1 else { fail("--every takes a positive number") }; o.soakEvery = e
         case "--image": o.image = value()
         case "--size":
             let v = value().split(separator: "x").compactMap { Int($0) }
             guard v.count == 2, v[0] > 0, v[1] > 0 else { fail("--size takes WxH") }
             o.sizes.append((v[0], v[1]))
         case "-h", "--help":
-            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json] [--no-profile]"
+            print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json]"
+                + " [--no-profile]"
                 + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...]"
                 + " [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
-            print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N] [--every N] [--json]")
+            print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N]"
+                + " [--every N] [--json]")
             exit(0)
         default: fail("unknown argument '\(a)'")
         }
     }
     if !explicitThreads.isEmpty { o.threads = explicitThreads }
     if o.models.isEmpty {
-        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path + "/Models"
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path + "/Models"
         o.models = defaultModels.map { "\(dir)/\($0)" }
     }
     return o
 }
 
 let defaultModels = [
-    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite", "hand_landmark_lite.tflite",
+    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite",
+    "hand_landmark_lite.tflite",
     "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
     "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
@@ -174,7 +182,8 @@ for shape in options.gemmShapes {
 let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
 if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 if let soak = options.soak {
-    Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames, every: options.soakEvery)
+    Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames,
+              every: options.soakEvery)
 }
 if let task = options.task {
     TaskBenchmark.run(task: task, options: options)
@@ -193,7 +202,9 @@ for path in options.models {
         for i in 0..<interpreter.inputs.count {
             interpreter.withInput(i) { buffer in
                 var x: UInt32 = 2_463_534_242
-                for j in buffer.indices { x ^= x << 13; x ^= x >> 17; x ^= x << 5; buffer[j] = Float(x >> 8) / Float(1 << 24) }
+                for j in buffer.indices {
+                    x ^= x << 13; x ^= x >> 17; x ^= x << 5; buffer[j] = Float(x >> 8) / Float(1 << 24)
+                }
             }
         }
         for _ in 0..<options.warmup { interpreter.invoke() }
@@ -205,23 +216,30 @@ for path in options.models {
             times.append(Double(now() - t0) / 1e6)
         }
         times.sort()
-        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
-        let name = URL(fileURLWithPath: ModelAsset.splitPath(path).file).lastPathComponent + (ModelAsset.splitPath(path).members.map { ":" + $0 }.joined())
+        let median = times.count % 2 == 1
+            ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        let name = URL(fileURLWithPath: ModelAsset.splitPath(path).file).lastPathComponent
+            + (ModelAsset.splitPath(path).members.map { ":" + $0 }.joined())
         if options.json {
-            let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs, "kernels": interpreter.kernelSet.rawValue,
+            let object: [String: Any] = ["model": name, "threads": threads, "runs": options.runs,
+                                         "kernels": interpreter.kernelSet.rawValue,
                                          "minMs": times[0], "medianMs": median, "maxMs": times[times.count - 1],
-                                         "gflops": interpreter.flops / (median / 1e3) / 1e9, "peakBytes": peakResidentBytes(),
+                                         "gflops": interpreter.flops / (median / 1e3) / 1e9,
+                                         "peakBytes": peakResidentBytes(),
                                          "baselineBytes": baselineBytes]
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
             continue
         }
-        print(String(format: "%@  kernels %@  threads %d  runs %d  min %.3f ms  median %.3f ms  max %.3f ms  %.1f GFLOP/s  peak RSS %.1f MB",
-                     name, interpreter.kernelSet.rawValue, threads, options.runs, times[0], median, times[times.count - 1],
+        print(String(format: "%@  kernels %@  threads %d  runs %d  min %.3f ms  median %.3f ms  max %.3f ms  %.1f "
+                             + "GFLOP/s  peak RSS %.1f MB",
+                     name, interpreter.kernelSet.rawValue, threads, options.runs, times[0], median,
+                     times[times.count - 1],
                      interpreter.flops / (median / 1e3) / 1e9, Double(peakResidentBytes()) / 1e6))
         if options.layers {
             for l in interpreter.layerTimes(runs: 20, apart: options.apart) {
-                print(String(format: "    %-18@ %-40@ %7.3f ms %6.1f GFLOP/s", l.kind as NSString, l.detail as NSString, l.seconds * 1e3, l.flops / max(l.seconds, 1e-12) / 1e9))
+                print(String(format: "    %-18@ %-40@ %7.3f ms %6.1f GFLOP/s", l.kind as NSString, l.detail as NSString,
+                             l.seconds * 1e3, l.flops / max(l.seconds, 1e-12) / 1e9))
             }
         }
         if options.profile {
@@ -230,7 +248,8 @@ for path in options.models {
             for _ in 0..<profileRuns { interpreter.invoke(profile: &profile) }
             let total = profile.values.reduce(0) { $0 + $1.seconds }
             for p in profile.values.sorted(by: { $0.seconds > $1.seconds }) {
-                print(String(format: "    %-20@ %3d ops  %7.3f ms  %5.1f%%  %6.1f GFLOP/s", p.kind as NSString, p.count / profileRuns,
+                print(String(format: "    %-20@ %3d ops  %7.3f ms  %5.1f%%  %6.1f GFLOP/s", p.kind as NSString,
+                             p.count / profileRuns,
                              p.seconds / Double(profileRuns) * 1e3, p.seconds / max(total, 1e-12) * 100,
                              p.flops / max(p.seconds, 1e-12) / 1e9))
             }

@@ -40,7 +40,8 @@ public enum BLASConfiguration {
     }()
 
     /// Kernel sets that mean OpenBLAS did not recognize a modern x86 CPU.
-    static let genericCores: Set<String> = ["Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Banias", "Northwood", "Katmai", "Coppermine"]
+    static let genericCores: Set<String> = ["Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Banias",
+                                            "Northwood", "Katmai", "Coppermine"]
     /// Kernel sets OpenBLAS chooses that the engine replaces as well: Cooperlake, its own choice on a Zen 4, builds on
     /// SkylakeX's SGEMM kernels, yet there the portable set's products left XNNPACK's chains on pose_landmark_full (up
     /// to 6e5 ulp), while SkylakeX on the same CPU gave XNNPACK's bits.
@@ -64,7 +65,9 @@ public enum BLASConfiguration {
     /// the variable is already set, so it happens at most once.
     public static func relaunchWithBetterBLASKernelsIfNeeded() {
         #if os(Linux)
-        guard ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"] == nil, let core = preferredCoreType() else { return }
+        guard ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"] == nil, let core = preferredCoreType() else {
+            return
+        }
         setenv("OPENBLAS_CORETYPE", core, 1)
         let args = CommandLine.arguments
         var cArgs = args.map { strdup($0) }

@@ -30,16 +30,18 @@ enum ExecutionPlan {
                 let tensor = graph.tensors[t]
                 if tensor.constant == nil && tensor.type != .float32 {
                     throw EngineError.unsupportedFeature(model: model.name, operatorIndex: node.index, op: node.op.name,
-                                                        reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
+                        reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
                 }
                 if tensor.constant == nil && tensor.elementCount == 0 {
-                    throw EngineError.invalidModel(model: model.name, reason: "\(graph.describe(node)) uses tensor '\(tensor.name)' with an empty shape \(tensor.shape)")
+                    throw EngineError.invalidModel(model: model.name, reason: "\(graph.describe(node)) uses tensor "
+                            + "'\(tensor.name)' with an empty shape \(tensor.shape)")
                 }
             }
         }
         for t in graph.inputs + graph.outputs where graph.tensors[t].type != .float32 {
             throw EngineError.unsupportedFeature(model: model.name, operatorIndex: -1, op: "graph",
-                                                reason: "input/output '\(graph.tensors[t].name)' is \(graph.tensors[t].type); only float32 is supported")
+                                                reason: "input/output '\(graph.tensors[t].name)' is "
+                                                        + "\(graph.tensors[t].type); only float32 is supported")
         }
         return graph
     }
@@ -53,7 +55,8 @@ enum ExecutionPlan {
         func find(_ t: Int) -> Int { var t = t; while root[t] != t { t = root[t] }; return t }
         var nodes: [Graph.Node] = []
         for node in graph.nodes {
-            if OpRegistry.aliasing.contains(node.op), let i = node.inputs.first, i >= 0, graph.tensors[i].constant == nil,
+            if OpRegistry.aliasing.contains(node.op), let i = node.inputs.first, i >= 0,
+                graph.tensors[i].constant == nil,
                let o = node.outputs.first, !graph.inputs.contains(o),
                graph.tensors[i].elementCount == graph.tensors[o].elementCount {
                 root[o] = find(i)
@@ -67,8 +70,11 @@ enum ExecutionPlan {
         while j < nodes.count {
             defer { j += 1 }
             guard nodes[j].op == .depthwiseConv2D, let input = nodes[j].inputs.first, input >= 0,
-                  let i = nodes[..<j].lastIndex(where: { $0.outputs.contains(input) }), i + 1 < j, nodes[i].op == .conv2D,
-                  nodes[j].reads.allSatisfy({ $0 < 0 || $0 == input || graph.tensors[$0].constant != nil }) else { continue }
+                  let i = nodes[..<j].lastIndex(where: { $0.outputs.contains(input) }), i + 1 < j,
+                  nodes[i].op == .conv2D,
+                  nodes[j].reads.allSatisfy({ $0 < 0 || $0 == input || graph.tensors[$0].constant != nil }) else {
+                      continue
+                  }
             let depthwise = nodes.remove(at: j)
             nodes.insert(depthwise, at: i + 1)
         }
@@ -80,7 +86,8 @@ enum ExecutionPlan {
         var s = 0
         while s < nodes.count {
             var members = [nodes[s]]
-            if nodes[s].op == .conv2D, s + 1 < nodes.count, nodes[s + 1].op == .depthwiseConv2D, reads(nodes[s + 1], outputOf: nodes[s]) {
+            if nodes[s].op == .conv2D, s + 1 < nodes.count, nodes[s + 1].op == .depthwiseConv2D,
+                reads(nodes[s + 1], outputOf: nodes[s]) {
                 members.append(nodes[s + 1])
                 if s + 2 < nodes.count, nodes[s + 2].op == .conv2D, reads(nodes[s + 2], outputOf: nodes[s + 1]) {
                     members.append(nodes[s + 2])
@@ -110,7 +117,8 @@ enum ExecutionPlan {
         for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
         let requests = first.keys.sorted().compactMap { r -> MemoryPlanner.Request? in
             guard let f = first[r], let l = last[r] else { return nil }
-            return MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: f, lastStep: l)
+            return MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: f,
+                                         lastStep: l)
         }
         return MemoryPlanner.plan(requests)
     }
@@ -118,7 +126,8 @@ enum ExecutionPlan {
     /// Where each float constant the steps read goes in the constant buffer (16-float aligned),
     /// and the buffer's size in floats. Filters that FMA kernel sets pack at load
     /// (`packedFilters`) get no place: their packed copy replaces them.
-    static func placeConstants(_ graph: Graph, _ steps: [Step], packedFilters: Set<Int>) -> (offsets: [Int: Int], count: Int) {
+    static func placeConstants(_ graph: Graph, _ steps: [Step],
+                               packedFilters: Set<Int>) -> (offsets: [Int: Int], count: Int) {
         var offsets: [Int: Int] = [:]
         var count = 0
         for step in steps {

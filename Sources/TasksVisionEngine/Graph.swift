@@ -61,17 +61,22 @@ struct Graph {
         }
         // Check constant sizes against shapes (sparse tensors hold fewer values).
         for t in sg.tensors where t.sparsity == nil {
-            if let c = tensors[t.index].constant, t.type.byteSize > 0, c.bytes.count != t.elementCount * t.type.byteSize {
-                throw EngineError.invalidModel(model: modelName, reason: "tensor \(t.index) '\(t.name)' has \(c.bytes.count) bytes of data but its shape \(t.shape) of \(t.type) needs \(t.elementCount * t.type.byteSize)")
+            if let c = tensors[t.index].constant, t.type.byteSize > 0,
+                c.bytes.count != t.elementCount * t.type.byteSize {
+                throw EngineError.invalidModel(model: modelName, reason: "tensor \(t.index) '\(t.name)' has "
+                        + "\(c.bytes.count) bytes of data but its shape \(t.shape) of \(t.type) needs "
+                        + "\(t.elementCount * t.type.byteSize)")
             }
         }
         nodes = []
         for op in sg.operators {
             if op.opcode == .custom {
-                throw EngineError.unsupportedOperator(model: modelName, operatorIndex: op.index, op: "CUSTOM(\(op.customCode ?? "?"))")
+                throw EngineError.unsupportedOperator(model: modelName, operatorIndex: op.index,
+                                                      op: "CUSTOM(\(op.customCode ?? "?"))")
             }
             try Self.checkArity(op, model: modelName)
-            nodes.append(Node(op: op.opcode, index: op.index, inputs: op.inputs, outputs: op.outputs, options: op.options))
+            nodes.append(Node(op: op.opcode, index: op.index, inputs: op.inputs, outputs: op.outputs,
+                              options: op.options))
         }
         try foldConstants(model: model, subgraph: sg)
     }
@@ -83,7 +88,9 @@ struct Graph {
     /// of RESHAPE. Checked once here so that fusion and the op builders can index freely.
     static func checkArity(_ op: TFLiteModel.Operator, model: String) throws {
         let what = "operator \(op.index) (\(op.opcode.name))"
-        guard !op.outputs.isEmpty else { throw EngineError.invalidModel(model: model, reason: "\(what) has no outputs") }
+        guard !op.outputs.isEmpty else {
+            throw EngineError.invalidModel(model: model, reason: "\(what) has no outputs")
+        }
         guard !op.inputs.isEmpty else { throw EngineError.invalidModel(model: model, reason: "\(what) has no inputs") }
         for (i, t) in op.inputs.enumerated() where t < 0 {
             let optional: Bool
@@ -92,7 +99,9 @@ struct Graph {
             case .reshape: optional = i == 1
             default: optional = false
             }
-            guard optional else { throw EngineError.invalidModel(model: model, reason: "\(what) input \(i) is missing") }
+            guard optional else {
+                throw EngineError.invalidModel(model: model, reason: "\(what) input \(i) is missing")
+            }
         }
     }
 
@@ -103,16 +112,21 @@ struct Graph {
         var kept: [Node] = []
         for node in nodes {
             let constantInputs = node.inputs.allSatisfy { $0 < 0 || tensors[$0].constant != nil }
-            guard constantInputs, let out = node.outputs.first, !outputs.contains(out) else { kept.append(node); continue }
+            guard constantInputs, let out = node.outputs.first, !outputs.contains(out) else {
+                kept.append(node); continue
+            }
             switch node.op {
             case .dequantize:
-                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else { kept.append(node); continue }
+                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else {
+                    kept.append(node); continue
+                }
                 guard c.type == .float16 || c.type == .float32 else {
                     throw EngineError.unsupportedFeature(model: modelName, operatorIndex: node.index, op: "DEQUANTIZE",
-                                                         reason: "dequantizing \(c.type) weights is not supported (only float16)")
+                        reason: "dequantizing \(c.type) weights is not supported (only float16)")
                 }
                 guard c.count == tensors[out].elementCount else {
-                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has \(c.count) values for output shape \(tensors[out].shape)")
+                    throw EngineError.invalidModel(model: modelName,
+                        reason: "\(describe(node)) input has \(c.count) values for output shape \(tensors[out].shape)")
                 }
                 // The float16 data itself: converted when a layer reads or packs it, so the model's
                 // weights are never held as float32 beside their packed copy.
@@ -120,16 +134,20 @@ struct Graph {
             case .densify:
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant,
                       let sparsity = sg.tensors[input].sparsity else {
-                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) input has no sparsity parameters")
+                    throw EngineError.invalidModel(model: modelName,
+                                                   reason: "\(describe(node)) input has no sparsity parameters")
                 }
                 let dense = try Densify.densify(values: c, sparsity: sparsity, denseShape: tensors[input].shape,
                                                 what: "\(modelName): \(describe(node))")
                 guard dense.count == tensors[out].elementCount else {
-                    throw EngineError.invalidModel(model: modelName, reason: "\(describe(node)) output shape \(tensors[out].shape) does not match its input")
+                    throw EngineError.invalidModel(model: modelName,
+                        reason: "\(describe(node)) output shape \(tensors[out].shape) does not match its input")
                 }
                 tensors[out].constant = dense
             case .reshape:
-                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else { kept.append(node); continue }
+                guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else {
+                    kept.append(node); continue
+                }
                 tensors[out].constant = c
             default:
                 kept.append(node)

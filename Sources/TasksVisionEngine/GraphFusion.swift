@@ -50,7 +50,8 @@ extension Graph {
             defer { ni += 1 }
             let node = nodes[ni]
             let counts = consumerCounts()
-            guard node.op == .conv2D || node.op == .fullyConnected, ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
+            guard node.op == .conv2D || node.op == .fullyConnected, ownActivation(node) == FusedActivation.none,
+                node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, let out = node.outputs.first,
                   let ai = soleConsumer(of: out, counts: counts), ai > ni else { continue }
             let add = nodes[ai]
@@ -62,7 +63,8 @@ extension Graph {
             var removePad: Int? = nil
             // A PAD that only appends zero channels to the other operand, read by this ADD alone,
             // is folded in too: the epilogue adds the narrower tensor to the first channels.
-            if let pi = nodes.firstIndex(where: { $0.outputs.first == other }), nodes[pi].op == .pad, counts[other] == 1,
+            if let pi = nodes.firstIndex(where: { $0.outputs.first == other }), nodes[pi].op == .pad,
+                counts[other] == 1,
                nodes[pi].inputs.count == 2, let pads = tensors[nodes[pi].inputs[1]].constant?.ints(),
                let src = nodes[pi].inputs.first, src >= 0, tensors[src].constant == nil,
                tensors[src].shape.count == tensors[out].shape.count, pads.count == 2 * tensors[out].shape.count,
@@ -142,9 +144,11 @@ extension Graph {
         let counts = consumerCounts()
         for (ni, node) in nodes.enumerated() where !removed.contains(ni) {
             guard [.conv2D, .depthwiseConv2D, .fullyConnected, .add].contains(node.op),
-                  ownActivation(node) == FusedActivation.none, (node.fusedActivation ?? FusedActivation.none) == FusedActivation.none,
+                  ownActivation(node) == FusedActivation.none,
+                  (node.fusedActivation ?? FusedActivation.none) == FusedActivation.none,
                   node.fusedPReLUAlpha == nil,
-                  let out = node.outputs.first, let ci = soleConsumer(of: out, counts: counts), !removed.contains(ci) else { continue }
+                  let out = node.outputs.first, let ci = soleConsumer(of: out, counts: counts),
+                  !removed.contains(ci) else { continue }
             let next = nodes[ci]
             guard next.inputs.first == out, let nextOut = next.outputs.first else { continue }
             let channels = tensors[out].shape.last ?? 0
@@ -155,7 +159,8 @@ extension Graph {
             case .reluN1To1: nodes[ni].fusedActivation = .reluN1To1
             case .prelu:
                 // Only slopes that vary along channels alone (shape [..., 1, C]) fold into a per-channel epilogue.
-                guard next.inputs.count == 2, let alpha = tensors[next.inputs[1]].constant, alpha.type == .float32 || alpha.type == .float16,
+                guard next.inputs.count == 2, let alpha = tensors[next.inputs[1]].constant,
+                    alpha.type == .float32 || alpha.type == .float16,
                       alpha.count == channels, tensors[next.inputs[1]].shape.last == channels else { continue }
                 nodes[ni].fusedPReLUAlpha = next.inputs[1]
             default: continue

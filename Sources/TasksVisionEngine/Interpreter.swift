@@ -102,7 +102,8 @@ public final class Interpreter {
         let (steps, root) = ExecutionPlan.schedule(graph)
         let plan = ExecutionPlan.planMemory(graph, steps, root: root)
         if plan.size > Self.maximumArenaBytes {
-            throw EngineError.invalidModel(model: model.name, reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
+            throw EngineError.invalidModel(model: model.name,
+                reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
         }
         arenaBytes = plan.size
         arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
@@ -153,7 +154,8 @@ public final class Interpreter {
         var inputPointers: [UnsafeMutablePointer<Float>] = [], outputPointers: [UnsafeMutablePointer<Float>] = []
         for t in graph.inputs + graph.outputs {
             guard let p = pointers[t] else {
-                throw EngineError.invalidModel(model: model.name, reason: "graph input or output '\(graph.tensors[t].name)' has no memory")
+                throw EngineError.invalidModel(model: model.name,
+                                               reason: "graph input or output '\(graph.tensors[t].name)' has no memory")
             }
             if inputPointers.count < graph.inputs.count { inputPointers.append(p) } else { outputPointers.append(p) }
         }
@@ -174,7 +176,9 @@ public final class Interpreter {
             throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
         }
         guard values.count == inputs[index].elementCount else {
-            throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes \(inputs[index].elementCount) values \(inputs[index].shape), got \(values.count)")
+            throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes "
+                                              + "\(inputs[index].elementCount) values \(inputs[index].shape), got "
+                                              + "\(values.count)")
         }
         inputPointers[index].update(from: values, count: values.count)
     }
@@ -192,7 +196,8 @@ public final class Interpreter {
 
     /// Runs the model on the current inputs.
     public func invoke() {
-        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                  pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         for (layer, split) in zip(layers, splitsOverThreads) { layer.run(split ? parallel : serial) }
     }
@@ -202,7 +207,8 @@ public final class Interpreter {
     /// other here, so that each op type gets its own time; the profile's total is therefore a
     /// little above what `invoke()` takes.
     public func invoke(profile: inout [String: OpProfile]) {
-        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                  pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         func record(_ layer: Layer, _ seconds: Double) {
             var p = profile[layer.kind] ?? OpProfile(kind: layer.kind, count: 0, seconds: 0, flops: 0)
@@ -225,14 +231,17 @@ public final class Interpreter {
 
     /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
     /// With `apart`, the members of interleaved blocks run one after the other and are timed each.
-    public func layerTimes(runs: Int, apart: Bool = false) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker, pool: pool)
+    public func layerTimes(runs: Int,
+                           apart: Bool = false) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
+        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                 pool: pool)
         var rows: [(kind: String, detail: String, seconds: Double, flops: Double)] = []
         for run in 0..<runs {
             var i = 0
             func record(_ layer: Layer, _ seconds: Double) {
                 if run == 0 {
-                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""), 0, layer.flops))
+                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""),
+                                 0, layer.flops))
                 }
                 rows[i].seconds += seconds / Double(runs)
                 i += 1

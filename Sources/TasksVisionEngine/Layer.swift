@@ -124,7 +124,9 @@ struct Epilogue {
         // (the flags are compile-time constants in each copy, so nothing is tested per vector).
         let clamp = activation == .relu || activation == .relu6 || activation == .reluN1To1
         func withClamp<B: PassFlag, R: PassFlag, A: PassFlag>(_ b: B.Type, _ r: R.Type, _ a: A.Type) {
-            if clamp { pass(data, rows, channels, stride, firstRow, b, r, a, FlagOn.self) } else { pass(data, rows, channels, stride, firstRow, b, r, a, FlagOff.self) }
+            if clamp { pass(data, rows, channels, stride, firstRow, b, r, a, FlagOn.self) } else {
+                pass(data, rows, channels, stride, firstRow, b, r, a, FlagOff.self)
+            }
         }
         func withAlpha<B: PassFlag, R: PassFlag>(_ b: B.Type, _ r: R.Type) {
             if alpha != nil { withClamp(b, r, FlagOn.self) } else { withClamp(b, r, FlagOff.self) }
@@ -139,7 +141,9 @@ struct Epilogue {
     }
 
     /// The epilogue without its bias, for a GEMM that summed the bias in.
-    var withoutBias: Epilogue { Epilogue(residual: residual, residualChannels: residualChannels, activation: activation, alpha: alpha) }
+    var withoutBias: Epilogue {
+        Epilogue(residual: residual, residualChannels: residualChannels, activation: activation, alpha: alpha)
+    }
 
     /// One pass over the rows, specialized per combination of parts. This pass follows most
     /// GEMMs over their whole output, so it is kept to a few instructions per vector: two
@@ -153,7 +157,8 @@ struct Epilogue {
         let rc = residualChannels > 0 ? min(residualChannels, channels) : channels
         // Vectors the residual covers whole; the rest take the general step.
         let whole = Residual.on ? min(channels, rc / 8 * 8) : channels / 8 * 8
-        @inline(__always) func vector(_ row: UnsafeMutablePointer<Float>, _ rrow: UnsafePointer<Float>, _ c: Int, residualLanes: Int) {
+        @inline(__always) func vector(_ row: UnsafeMutablePointer<Float>, _ rrow: UnsafePointer<Float>, _ c: Int,
+                                      residualLanes: Int) {
             var v = load8(row + c)
             if Bias.on { v = v + load8(b + c) }
             if Residual.on {

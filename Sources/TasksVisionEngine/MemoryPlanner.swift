@@ -23,7 +23,9 @@ struct MemoryPlanner {
         for r in sorted {
             let bytes = (r.bytes + alignment - 1) / alignment * alignment
             // Live neighbours in time, by offset.
-            let conflicts = placed.filter { $0.first <= r.lastStep && r.firstStep <= $0.last }.sorted { $0.offset < $1.offset }
+            let conflicts = placed.filter { $0.first <= r.lastStep && r.firstStep <= $0.last }.sorted {
+                $0.offset < $1.offset
+            }
             var candidate = 0
             for c in conflicts {
                 if candidate + bytes <= c.offset { break }

@@ -9,9 +9,10 @@ import TasksVisionKernelsPortable
 /// The microkernels of one kernel set, filled once from the set, as XNNPACK's
 /// `src/configs/*-config.c` fill their tables from the CPU's features. Layers take their
 /// arithmetic from here. The portable set has no GEMM (its products are OpenBLAS's,
-/// `BiasFirstGEMM`) and a depthwise kernel that emulates the fused multiply-add. A wider set also lists the narrower set's kernels it can run (every AVX-512 CPU has
-/// AVX2 and FMA), for layers too narrow for its vectors; every kernel sums in XNNPACK's order,
-/// so which one runs a layer never changes its results.
+/// `BiasFirstGEMM`) and a depthwise kernel that emulates the fused multiply-add. A wider set
+/// also lists the narrower set's kernels it can run (every AVX-512 CPU has AVX2 and FMA), for
+/// layers too narrow for its vectors; every kernel sums in XNNPACK's order, so which one runs
+/// a layer never changes its results.
 struct Microkernels {
     /// A GEMM and the column tile its weights are packed for; `vectors` is the vector
     /// instructions per k and row, the tile's cost.
@@ -47,16 +48,19 @@ struct Microkernels {
         self.set = set
         elementwise = set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
-                    GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX2.f32GEMMNarrow)]
+                    GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1,
+                         run: TasksVisionKernelsAVX2.f32GEMMNarrow)]
         let avx2Depthwise = DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32DepthwiseRow)
         let avx2MaxPool = MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32MaxPoolRow)
         let avx2Resize = ResizeRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32ResizeRow)
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
-                     GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsAVX512.f32GEMMNarrow),
+                     GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
+                          run: TasksVisionKernelsAVX512.f32GEMMNarrow),
                      avx2[1]]
-            depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow), avx2Depthwise]
+            depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow),
+                             avx2Depthwise]
             maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
             resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
         case .avx2:
@@ -66,7 +70,8 @@ struct Microkernels {
             resizeRows = [avx2Resize]
         case .neon:
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
-                     GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMNarrow)]
+                     GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
+                          run: TasksVisionKernelsNEON.f32GEMMNarrow)]
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32MaxPoolRow)]
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
@@ -161,7 +166,8 @@ extension KernelSet {
     public func measuredGEMM(m: Int, k: Int, n: Int, residual: Bool = false, runs: Int = 50,
                              cold: Bool = false) -> Double? {
         guard fusesMultiplyAdd, m > 0, k > 0, n > 0 else { return nil }
-        let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k), w = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
+        let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k),
+            w = UnsafeMutablePointer<Float>.allocate(capacity: n * k)
         let c = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
         let skip = UnsafeMutablePointer<Float>.allocate(capacity: m * n)
         skip.initialize(repeating: 0.5, count: m * n)

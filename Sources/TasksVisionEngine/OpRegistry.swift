@@ -13,13 +13,15 @@ struct TensorBinder {
 
     func pointer(_ t: Int, _ node: Graph.Node) throws -> UnsafeMutablePointer<Float> {
         guard t >= 0, t < pointers.count, let p = pointers[t] else {
-            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
+            throw EngineError.invalidModel(model: graph.modelName,
+                                           reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
         }
         return p
     }
     func input(_ node: Graph.Node, _ i: Int) throws -> UnsafePointer<Float> {
         guard i < node.inputs.count else {
-            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) has \(node.inputs.count) inputs, needs at least \(i + 1)")
+            throw EngineError.invalidModel(model: graph.modelName,
+                reason: "\(graph.describe(node)) has \(node.inputs.count) inputs, needs at least \(i + 1)")
         }
         return UnsafePointer(try pointer(node.inputs[i], node))
     }
@@ -32,11 +34,13 @@ struct TensorBinder {
         let t = node.inputs[i]
         if let p = pointers[t] { return try body(UnsafePointer(p)) }
         guard let values = graph.tensors[t].constant?.floats(), values.count >= graph.tensors[t].elementCount else {
-            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
+            throw EngineError.invalidModel(model: graph.modelName,
+                                           reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
         }
         return try values.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else {
-                throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) reads tensor \(t), which is empty")
+                throw EngineError.invalidModel(model: graph.modelName,
+                                               reason: "\(graph.describe(node)) reads tensor \(t), which is empty")
             }
             return try body(base)
         }
@@ -108,16 +112,20 @@ enum OpRegistry {
         .unsupportedFeature(model: graph.modelName, operatorIndex: node.index, op: node.op.name, reason: reason)
     }
 
-    static func shape(_ graph: Graph, _ t: Int) -> [Int] { t >= 0 && t < graph.tensors.count ? graph.tensors[t].shape : [] }
+    static func shape(_ graph: Graph, _ t: Int) -> [Int] {
+        t >= 0 && t < graph.tensors.count ? graph.tensors[t].shape : []
+    }
 
     static func constantInts(_ graph: Graph, _ node: Graph.Node, input i: Int, what: String) throws -> [Int] {
-        guard i < node.inputs.count, node.inputs[i] >= 0, let c = graph.tensors[node.inputs[i]].constant, let v = c.ints() else {
+        guard i < node.inputs.count, node.inputs[i] >= 0, let c = graph.tensors[node.inputs[i]].constant,
+            let v = c.ints() else {
             throw fail(graph, node, "\(what) must be a constant int32 tensor")
         }
         return v
     }
 
-    static func epilogue(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, own: FusedActivation, bias: Int?) throws -> Epilogue {
+    static func epilogue(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, own: FusedActivation,
+                         bias: Int?) throws -> Epilogue {
         var e = Epilogue()
         if let b = bias, b >= 0 { e.bias = UnsafePointer(try binder.pointer(b, node)) }
         e.activation = node.fusedActivation ?? own
@@ -137,11 +145,13 @@ enum OpRegistry {
     // MARK: builders
 
     static func convGeometry(_ graph: Graph, _ node: Graph.Node, input: [Int], output: [Int], kH: Int, kW: Int,
-                             padding: Padding, strideH: Int, strideW: Int, dilationH: Int, dilationW: Int) throws -> ConvGeometry {
+                             padding: Padding, strideH: Int, strideW: Int, dilationH: Int,
+                             dilationW: Int) throws -> ConvGeometry {
         try requireRank(graph, node, input, 4, "input")
         try requireRank(graph, node, output, 4, "output")
         guard strideH > 0, strideW > 0, dilationH > 0, dilationW > 0, kH > 0, kW > 0 else {
-            throw fail(graph, node, "strides \(strideH)x\(strideW), dilation \(dilationH)x\(dilationW), kernel \(kH)x\(kW) must be positive")
+            throw fail(graph, node, "strides \(strideH)x\(strideW), dilation \(dilationH)x\(dilationW), kernel "
+                                    + "\(kH)x\(kW) must be positive")
         }
         var inH = input[1], inW = input[2]
         var padTop = 0, padLeft = 0, outH: Int, outW: Int
@@ -156,10 +166,13 @@ enum OpRegistry {
             outH = y.out; outW = x.out; padTop = y.before; padLeft = x.before
         }
         guard outH == output[1], outW == output[2], output[0] == input[0] else {
-            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) output shape \(output) does not follow from input \(input) (expected \(outH)x\(outW))")
+            throw EngineError.invalidModel(model: graph.modelName, reason: "\(graph.describe(node)) output shape "
+                    + "\(output) does not follow from input \(input) (expected \(outH)x\(outW))")
         }
-        return ConvGeometry(batch: input[0], inH: input[1], inW: input[2], inC: input[3], outH: outH, outW: outW, outC: output[3],
-                            kH: kH, kW: kW, strideH: strideH, strideW: strideW, dilationH: dilationH, dilationW: dilationW,
+        return ConvGeometry(batch: input[0], inH: input[1], inW: input[2], inC: input[3], outH: outH, outW: outW,
+                            outC: output[3],
+                            kH: kH, kW: kW, strideH: strideH, strideW: strideW, dilationH: dilationH,
+                            dilationW: dilationW,
                             padTop: padTop, padLeft: padLeft)
     }
 
@@ -172,27 +185,39 @@ enum OpRegistry {
     }
 
     static func buildConvolution(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Conv2DLayer {
-        guard case .conv2D(let o) = node.options, node.inputs.count >= 2 else { throw fail(graph, node, "missing options or inputs") }
+        guard case .conv2D(let o) = node.options, node.inputs.count >= 2 else {
+            throw fail(graph, node, "missing options or inputs")
+        }
         let w = shape(graph, node.inputs[1])
         try requireRank(graph, node, w, 4, "filter")
         guard graph.tensors[node.inputs[1]].constant != nil else { throw fail(graph, node, "filter must be constant") }
         let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
         var g = try convGeometry(graph, node, input: input, output: output, kH: w[1], kW: w[2], padding: o.padding,
                                  strideH: o.strideH, strideW: o.strideW, dilationH: o.dilationH, dilationW: o.dilationW)
-        guard w[0] == output[3] else { throw fail(graph, node, "filter \(w) has \(w[0]) output channels, output has \(output[3])") }
-        guard w[3] == input[3] else { throw fail(graph, node, "grouped convolution (filter \(w), input \(input)) is not supported") }
+        guard w[0] == output[3] else {
+            throw fail(graph, node, "filter \(w) has \(w[0]) output channels, output has \(output[3])")
+        }
+        guard w[3] == input[3] else {
+            throw fail(graph, node, "grouped convolution (filter \(w), input \(input)) is not supported")
+        }
         g.outC = w[0]
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
-        if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) channels") }
+        if bias >= 0 && graph.tensors[bias].elementCount != w[0] {
+            throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) channels")
+        }
         let inputPointer = try binder.pointer(node.inputs[0], node), outputPointer = try binder.output(node)
         let epilogue = try epilogue(node, graph, binder, own: o.activation, bias: bias)
         return try binder.withFilter(node, 1) { weights in
-            Conv2DLayer(geometry: g, input: inputPointer, output: outputPointer, weights: weights, epilogue: epilogue, kernels: binder.kernels)
+            Conv2DLayer(geometry: g, input: inputPointer, output: outputPointer, weights: weights, epilogue: epilogue,
+                        kernels: binder.kernels)
         }
     }
 
-    static func buildDepthwise(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> DepthwiseConv2DLayer {
-        guard case .depthwiseConv2D(let o) = node.options, node.inputs.count >= 2 else { throw fail(graph, node, "missing options or inputs") }
+    static func buildDepthwise(_ node: Graph.Node, _ graph: Graph,
+                               _ binder: TensorBinder) throws -> DepthwiseConv2DLayer {
+        guard case .depthwiseConv2D(let o) = node.options, node.inputs.count >= 2 else {
+            throw fail(graph, node, "missing options or inputs")
+        }
         let w = shape(graph, node.inputs[1])
         try requireRank(graph, node, w, 4, "filter")
         let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
@@ -202,26 +227,36 @@ enum OpRegistry {
             throw fail(graph, node, "filter \(w) does not fit input \(input) and output \(output)")
         }
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
-        if bias >= 0 && graph.tensors[bias].elementCount != w[3] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[3]) channels") }
-        return DepthwiseConv2DLayer(geometry: g, multiplier: output[3] / input[3], input: try binder.pointer(node.inputs[0], node),
+        if bias >= 0 && graph.tensors[bias].elementCount != w[3] {
+            throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[3]) channels")
+        }
+        return DepthwiseConv2DLayer(geometry: g, multiplier: output[3] / input[3],
+                                    input: try binder.pointer(node.inputs[0], node),
                                     output: try binder.output(node), weights: try binder.input(node, 1),
                                     epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
                                     kernels: binder.kernels)
     }
 
     static func buildFullyConnected(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
-        guard case .fullyConnected(let o) = node.options, node.inputs.count >= 2 else { throw fail(graph, node, "missing options or inputs") }
+        guard case .fullyConnected(let o) = node.options, node.inputs.count >= 2 else {
+            throw fail(graph, node, "missing options or inputs")
+        }
         guard o.weightsFormat == 0 else { throw fail(graph, node, "shuffled weights format \(o.weightsFormat)") }
         let w = shape(graph, node.inputs[1])
         try requireRank(graph, node, w, 2, "weights")
         let inCount = graph.tensors[node.inputs[0]].elementCount
-        guard w[1] > 0, inCount % w[1] == 0 else { throw fail(graph, node, "input of \(inCount) values does not split into rows of \(w[1])") }
+        guard w[1] > 0, inCount % w[1] == 0 else {
+            throw fail(graph, node, "input of \(inCount) values does not split into rows of \(w[1])")
+        }
         let rows = inCount / w[1]
         guard graph.tensors[node.outputs[0]].elementCount == rows * w[0] else {
-            throw fail(graph, node, "output shape \(shape(graph, node.outputs[0])) does not hold \(rows)x\(w[0]) values")
+            throw fail(graph, node,
+                       "output shape \(shape(graph, node.outputs[0])) does not hold \(rows)x\(w[0]) values")
         }
         let bias = node.inputs.count > 2 ? node.inputs[2] : -1
-        if bias >= 0 && graph.tensors[bias].elementCount != w[0] { throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) units") }
+        if bias >= 0 && graph.tensors[bias].elementCount != w[0] {
+            throw fail(graph, node, "bias of \(graph.tensors[bias].elementCount) values for \(w[0]) units")
+        }
         let input = try binder.input(node, 0), output = try binder.output(node)
         let epilogue = try epilogue(node, graph, binder, own: o.activation, bias: bias)
         return try binder.withFilter(node, 1) { weights in
@@ -234,13 +269,15 @@ enum OpRegistry {
                             _ operation: BinaryOperation) throws -> Layer {
         guard node.inputs.count == 2 else { throw fail(graph, node, "expects 2 inputs") }
         let a = shape(graph, node.inputs[0]), b = shape(graph, node.inputs[1]), out = shape(graph, node.outputs[0])
-        guard let s = BinaryElementwiseLayer.broadcastShape(a, b), s.reduce(1, *) == out.reduce(1, *), s.count <= 6 else {
+        guard let s = BinaryElementwiseLayer.broadcastShape(a, b), s.reduce(1, *) == out.reduce(1, *),
+            s.count <= 6 else {
             throw fail(graph, node, "shapes \(a) and \(b) do not broadcast to \(out)")
         }
         var own = FusedActivation.none
         if case .activation(let act) = node.options { own = act }
         if let shift = node.fusedShift, graph.tensors[shift].elementCount != max(s.last ?? 1, 1) {
-            throw fail(graph, node, "the folded ADD's constant has \(graph.tensors[shift].elementCount) values for \(s.last ?? 1) channels")
+            throw fail(graph, node,
+                "the folded ADD's constant has \(graph.tensors[shift].elementCount) values for \(s.last ?? 1) channels")
         }
         return BinaryElementwiseLayer(kind: node.op.name, operation: operation, a: try binder.input(node, 0), aShape: a,
                                       b: try binder.input(node, 1), bShape: b, output: try binder.output(node),
@@ -248,21 +285,27 @@ enum OpRegistry {
                                                                           bias: node.fusedShift))
     }
 
-    static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: UnaryElementwiseLayer.Function) throws -> Layer {
+    static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,
+                           _ f: UnaryElementwiseLayer.Function) throws -> Layer {
         let count = graph.tensors[node.outputs[0]].elementCount
-        guard graph.tensors[node.inputs[0]].elementCount == count else { throw fail(graph, node, "input and output sizes differ") }
-        return UnaryElementwiseLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), output: try binder.output(node), count: count,
+        guard graph.tensors[node.inputs[0]].elementCount == count else {
+            throw fail(graph, node, "input and output sizes differ")
+        }
+        return UnaryElementwiseLayer(kind: node.op.name, function: f, input: try binder.input(node, 0),
+                                     output: try binder.output(node), count: count,
                                      kernels: binder.kernels)
     }
 
     static func buildMaxPool2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
         guard case .pool2D(let o) = node.options else { throw fail(graph, node, "missing options") }
         let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
-        let g = try convGeometry(graph, node, input: input, output: output, kH: o.filterH, kW: o.filterW, padding: o.padding,
+        let g = try convGeometry(graph, node, input: input, output: output, kH: o.filterH, kW: o.filterW,
+                                 padding: o.padding,
                                  strideH: o.strideH, strideW: o.strideW, dilationH: 1, dilationW: 1)
         guard input[3] == output[3] else { throw fail(graph, node, "channels change from \(input[3]) to \(output[3])") }
         return MaxPool2DLayer(geometry: g, input: try binder.input(node, 0), output: try binder.output(node),
-                              epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil), kernels: binder.kernels)
+                              epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil),
+                              kernels: binder.kernels)
     }
 
     static func buildPad(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -273,22 +316,29 @@ enum OpRegistry {
         }
         var expected: [Int] = []
         for d in 0..<input.count { expected.append(input[d] + pads[2 * d] + pads[2 * d + 1]) }
-        guard expected == output else { throw fail(graph, node, "output \(output) does not match padded input \(expected)") }
+        guard expected == output else {
+            throw fail(graph, node, "output \(output) does not match padded input \(expected)")
+        }
         var value: Float = 0
         if node.inputs.count > 2, node.inputs[2] >= 0 {
-            guard let v = graph.tensors[node.inputs[2]].constant?.floats()?.first else { throw fail(graph, node, "pad value must be a constant") }
+            guard let v = graph.tensors[node.inputs[2]].constant?.floats()?.first else {
+                throw fail(graph, node, "pad value must be a constant")
+            }
             value = v
         }
-        return PadLayer(input: try binder.input(node, 0), inShape: input, output: try binder.output(node), outShape: output,
+        return PadLayer(input: try binder.input(node, 0), inShape: input, output: try binder.output(node),
+                        outShape: output,
                         before: (0..<input.count).map { pads[2 * $0] }, value: value)
     }
 
     static func buildCopy(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
         let count = graph.tensors[node.outputs[0]].elementCount
         guard graph.tensors[node.inputs[0]].elementCount == count else {
-            throw fail(graph, node, "input \(shape(graph, node.inputs[0])) and output \(shape(graph, node.outputs[0])) differ in size")
+            throw fail(graph, node,
+                "input \(shape(graph, node.inputs[0])) and output \(shape(graph, node.outputs[0])) differ in size")
         }
-        return CopyLayer(kind: node.op.name, input: try binder.input(node, 0), output: try binder.output(node), count: count)
+        return CopyLayer(kind: node.op.name, input: try binder.input(node, 0), output: try binder.output(node),
+                         count: count)
     }
 
     static func buildConcatenation(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -307,21 +357,28 @@ enum OpRegistry {
             total += s[axis]
             inputs.append((try binder.input(node, i), s[axis...].reduce(1, *)))
         }
-        guard total == out[axis] else { throw fail(graph, node, "inputs add up to \(total) along axis \(axis), output has \(out[axis])") }
+        guard total == out[axis] else {
+            throw fail(graph, node, "inputs add up to \(total) along axis \(axis), output has \(out[axis])")
+        }
         var e = Epilogue(); e.activation = act
-        return ConcatenationLayer(inputs: inputs, output: try binder.output(node), outer: outer, channels: out.last ?? 1, epilogue: e)
+        return ConcatenationLayer(inputs: inputs, output: try binder.output(node), outer: outer,
+                                  channels: out.last ?? 1, epilogue: e)
     }
 
     static func buildResizeBilinear(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
-        guard case .resizeBilinear(let alignCorners, let halfPixel) = node.options else { throw fail(graph, node, "missing options") }
+        guard case .resizeBilinear(let alignCorners, let halfPixel) = node.options else {
+            throw fail(graph, node, "missing options")
+        }
         let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
         try requireRank(graph, node, input, 4, "input")
         let size = try constantInts(graph, node, input: 1, what: "size")
         guard size.count == 2, output == [input[0], size[0], size[1], input[3]], size[0] > 0, size[1] > 0 else {
             throw fail(graph, node, "size \(size) does not match output \(output)")
         }
-        return ResizeBilinearLayer(input: try binder.input(node, 0), output: try binder.output(node), batch: input[0], inH: input[1], inW: input[2],
-                                   channels: input[3], outH: size[0], outW: size[1], alignCorners: alignCorners, halfPixelCenters: halfPixel,
+        return ResizeBilinearLayer(input: try binder.input(node, 0), output: try binder.output(node), batch: input[0],
+                                   inH: input[1], inW: input[2],
+                                   channels: input[3], outH: size[0], outW: size[1], alignCorners: alignCorners,
+                                   halfPixelCenters: halfPixel,
                                    kernels: binder.kernels)
     }
 
@@ -329,14 +386,17 @@ enum OpRegistry {
         guard case .depthToSpace(let b) = node.options else { throw fail(graph, node, "missing options") }
         let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
         try requireRank(graph, node, input, 4, "input")
-        guard b > 0, input[3] % (b * b) == 0, output == [input[0], input[1] * b, input[2] * b, input[3] / (b * b)] else {
+        guard b > 0, input[3] % (b * b) == 0,
+            output == [input[0], input[1] * b, input[2] * b, input[3] / (b * b)] else {
             throw fail(graph, node, "block size \(b) does not map \(input) to \(output)")
         }
-        return DepthToSpaceLayer(input: try binder.input(node, 0), output: try binder.output(node), batch: input[0], inH: input[1],
+        return DepthToSpaceLayer(input: try binder.input(node, 0), output: try binder.output(node), batch: input[0],
+                                 inH: input[1],
                                  inW: input[2], inC: input[3], block: b)
     }
 
-    static func buildReduce(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder, _ f: ReduceLayer.Function) throws -> Layer {
+    static func buildReduce(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,
+                            _ f: ReduceLayer.Function) throws -> Layer {
         let input = shape(graph, node.inputs[0])
         var axes = Set<Int>()
         for a in try constantInts(graph, node, input: 1, what: "axes") {
@@ -345,20 +405,30 @@ enum OpRegistry {
             axes.insert(axis)
         }
         let outCount = input.enumerated().reduce(1) { $0 * (axes.contains($1.offset) ? 1 : $1.element) }
-        guard outCount == graph.tensors[node.outputs[0]].elementCount else { throw fail(graph, node, "output size does not match the reduction") }
-        return ReduceLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), inShape: input, axes: axes, output: try binder.output(node))
+        guard outCount == graph.tensors[node.outputs[0]].elementCount else {
+            throw fail(graph, node, "output size does not match the reduction")
+        }
+        return ReduceLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), inShape: input,
+                           axes: axes, output: try binder.output(node))
     }
 
     static func buildGather(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
-        guard case .gather(var axis, let batchDims) = node.options, batchDims == 0 else { throw fail(graph, node, "batch_dims other than 0") }
+        guard case .gather(var axis, let batchDims) = node.options, batchDims == 0 else {
+            throw fail(graph, node, "batch_dims other than 0")
+        }
         let input = shape(graph, node.inputs[0])
         if axis < 0 { axis += input.count }
         guard axis >= 0 && axis < input.count else { throw fail(graph, node, "axis \(axis) for input \(input)") }
         let indices = try constantInts(graph, node, input: 1, what: "indices")
-        guard indices.allSatisfy({ $0 >= 0 && $0 < input[axis] }) else { throw fail(graph, node, "index out of range 0..<\(input[axis])") }
+        guard indices.allSatisfy({ $0 >= 0 && $0 < input[axis] }) else {
+            throw fail(graph, node, "index out of range 0..<\(input[axis])")
+        }
         let outer = input[..<axis].reduce(1, *), inner = input[(axis + 1)...].reduce(1, *)
-        guard outer * indices.count * inner == graph.tensors[node.outputs[0]].elementCount else { throw fail(graph, node, "output size does not match") }
-        return GatherLayer(input: try binder.input(node, 0), output: try binder.output(node), outer: outer, axisSize: input[axis], inner: inner, indices: indices)
+        guard outer * indices.count * inner == graph.tensors[node.outputs[0]].elementCount else {
+            throw fail(graph, node, "output size does not match")
+        }
+        return GatherLayer(input: try binder.input(node, 0), output: try binder.output(node), outer: outer,
+                           axisSize: input[axis], inner: inner, indices: indices)
     }
 
     static func buildUnpack(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -366,23 +436,30 @@ enum OpRegistry {
         let input = shape(graph, node.inputs[0])
         if axis < 0 { axis += input.count }
         guard axis >= 0 && axis < input.count, input[axis] == num, node.outputs.count == num else {
-            throw fail(graph, node, "unpacking \(num) along axis \(axis) of \(input) into \(node.outputs.count) outputs")
+            throw fail(graph, node,
+                       "unpacking \(num) along axis \(axis) of \(input) into \(node.outputs.count) outputs")
         }
         let outer = input[..<axis].reduce(1, *), inner = input[(axis + 1)...].reduce(1, *)
-        return UnpackLayer(input: try binder.input(node, 0), outputs: try (0..<num).map { try binder.output(node, $0) }, outer: outer, inner: inner)
+        return UnpackLayer(input: try binder.input(node, 0), outputs: try (0..<num).map { try binder.output(node, $0) },
+                           outer: outer, inner: inner)
     }
 
     static func buildStridedSlice(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
         guard case .stridedSlice(let o) = node.options else { throw fail(graph, node, "missing options") }
-        guard o.ellipsisMask == 0, o.newAxisMask == 0 else { throw fail(graph, node, "ellipsis and new-axis masks are not supported") }
+        guard o.ellipsisMask == 0, o.newAxisMask == 0 else {
+            throw fail(graph, node, "ellipsis and new-axis masks are not supported")
+        }
         let input = shape(graph, node.inputs[0])
         let begin = try constantInts(graph, node, input: 1, what: "begin")
         let end = try constantInts(graph, node, input: 2, what: "end")
-        let strides = node.inputs.count > 3 ? try constantInts(graph, node, input: 3, what: "strides") : [Int](repeating: 1, count: begin.count)
-        guard let r = StridedSliceLayer.resolve(shape: input, begin: begin, end: end, strides: strides, beginMask: o.beginMask,
+        let strides = node.inputs.count > 3
+            ? try constantInts(graph, node, input: 3, what: "strides") : [Int](repeating: 1, count: begin.count)
+        guard let r = StridedSliceLayer.resolve(shape: input, begin: begin, end: end, strides: strides,
+                                                beginMask: o.beginMask,
                                                 endMask: o.endMask, shrinkMask: o.shrinkAxisMask, offset: o.offset),
               r.outShape.reduce(1, *) == graph.tensors[node.outputs[0]].elementCount else {
-            throw fail(graph, node, "slice \(begin)..<\(end) step \(strides) of \(input) does not give \(shape(graph, node.outputs[0]))")
+            throw fail(graph, node,
+                "slice \(begin)..<\(end) step \(strides) of \(input) does not give \(shape(graph, node.outputs[0]))")
         }
         return StridedSliceLayer(input: try binder.input(node, 0), inShape: input, output: try binder.output(node),
                                  starts: r.starts, stops: r.stops, strides: r.strides)
@@ -393,7 +470,8 @@ enum OpRegistry {
         let s = shape(graph, node.inputs[0])
         let depth = max(s.last ?? 1, 1)
         let count = graph.tensors[node.inputs[0]].elementCount
-        return SoftmaxLayer(input: try binder.input(node, 0), output: try binder.output(node), rows: count / depth, depth: depth, beta: beta,
+        return SoftmaxLayer(input: try binder.input(node, 0), output: try binder.output(node), rows: count / depth,
+                            depth: depth, beta: beta,
                             kernels: binder.kernels)
     }
 }

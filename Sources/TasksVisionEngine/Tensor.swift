@@ -31,9 +31,13 @@ struct ConstantData {
     func floats() -> [Float]? {
         switch type {
         case .float32:
-            return bytes.withUnsafeBytes { raw in (0..<count).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
+            return bytes.withUnsafeBytes { raw in
+                (0..<count).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) }
+            }
         case .float16:
-            return bytes.withUnsafeBytes { raw in (0..<count).map { floatFromHalfBits(raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) } }
+            return bytes.withUnsafeBytes { raw in
+                (0..<count).map { floatFromHalfBits(raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self)) }
+            }
         default:
             return nil
         }
@@ -42,9 +46,13 @@ struct ConstantData {
     func ints() -> [Int]? {
         switch type {
         case .int32:
-            return bytes.withUnsafeBytes { raw in (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)) } }
+            return bytes.withUnsafeBytes { raw in
+                (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)) }
+            }
         case .int64:
-            return bytes.withUnsafeBytes { raw in (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) } }
+            return bytes.withUnsafeBytes { raw in
+                (0..<count).map { Int(raw.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)) }
+            }
         default:
             return nil
         }

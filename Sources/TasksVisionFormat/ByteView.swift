@@ -18,7 +18,8 @@ public struct ByteView: Sendable {
     func check(_ offset: Int, _ length: Int, _ what: @autoclosure () -> String) throws {
         if offset < 0 || length < 0 || offset > bytes.count || length > bytes.count - offset {
             throw FormatError.malformed(
-                file: name, reason: "\(what()) at offset \(offset) (length \(length)) is outside the file of \(bytes.count) bytes")
+                file: name,
+                reason: "\(what()) at offset \(offset) (length \(length)) is outside the file of \(bytes.count) bytes")
         }
     }
 

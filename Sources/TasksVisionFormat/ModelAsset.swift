@@ -15,7 +15,8 @@ public enum ModelAsset {
         if isDirectory.boolValue { throw FormatError.unreadable(file: path, reason: "is a directory") }
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? NSNumber, size.intValue > maximumFileSize {
-            throw FormatError.unsupported(file: path, reason: "file of \(size.intValue) bytes is larger than the \(maximumFileSize)-byte limit")
+            throw FormatError.unsupported(file: path,
+                reason: "file of \(size.intValue) bytes is larger than the \(maximumFileSize)-byte limit")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FormatError.unreadable(file: path, reason: "permission denied or read error")

@@ -11,7 +11,8 @@ public struct ModelMetadata: Sendable, Equatable {
 
     public struct AssociatedFile: Sendable, Equatable {
         public enum FileType: UInt8, Sendable {
-            case unknown = 0, descriptions, tensorAxisLabels, tensorValueLabels, tensorAxisScoreCalibration, vocabulary, scannIndexFile
+            case unknown = 0, descriptions, tensorAxisLabels, tensorValueLabels, tensorAxisScoreCalibration, vocabulary,
+                scannIndexFile
         }
         public var name: String
         public var description: String?
@@ -43,7 +44,9 @@ public struct ModelMetadata: Sendable, Equatable {
     /// Parses a metadata flatbuffer (the bytes of the `TFLITE_METADATA` buffer).
     public init(bytes: [UInt8], name: String) throws {
         let view = ByteView(bytes: bytes, name: name)
-        if bytes.count < 8 { throw FormatError.malformed(file: name, reason: "metadata buffer of \(bytes.count) bytes is too short") }
+        if bytes.count < 8 {
+            throw FormatError.malformed(file: name, reason: "metadata buffer of \(bytes.count) bytes is too short")
+        }
         let root = try FlatTable.root(view, what: "ModelMetadata")
         self.name = try root.string(0)
         self.description = try root.string(1)

@@ -30,11 +30,20 @@ public struct NumpyArray: Sendable, Equatable {
         let n = elementCount
         return data.withUnsafeBytes { raw -> [Float] in
             switch dtype {
-            case .float32: return (0..<n).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
-            case .float64: return (0..<n).map { Float(Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * $0, as: UInt64.self)))) }
+            case .float32: return (0..<n).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self)))
+            }
+            case .float64: return (0..<n).map {
+                Float(Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * $0,
+                                                                                as: UInt64.self))))
+            }
             case .uint8: return (0..<n).map { Float(raw[$0]) }
-            case .int32: return (0..<n).map { Float(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self))) }
-            case .int64: return (0..<n).map { Float(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self))) }
+            case .int32: return (0..<n).map {
+                Float(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)))
+            }
+            case .int64: return (0..<n).map {
+                Float(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: 8 * $0, as: Int64.self)))
+            }
             }
         }
     }
@@ -68,29 +77,37 @@ public struct NumpyArray: Sendable, Equatable {
         var descr = String(descrPart[afterQ1..<q2])
         if descr == "<u1" { descr = "|u1" }
         guard let dtype = DType(rawValue: descr) else {
-            throw FormatError.unsupported(file: name, reason: ".npy dtype '\(descr)' (supported: float32, float64, uint8, int32, int64, little-endian)")
+            throw FormatError.unsupported(file: name,
+                reason: ".npy dtype '\(descr)' (supported: float32, float64, uint8, int32, int64, little-endian)")
         }
         if let fo = value("fortran_order"), fo.hasPrefix("True") {
             throw FormatError.unsupported(file: name, reason: ".npy in Fortran order")
         }
-        guard let shapePart = value("shape"), let open = shapePart.firstIndex(of: "("), let close = shapePart.firstIndex(of: ")") else {
+        guard let shapePart = value("shape"), let open = shapePart.firstIndex(of: "("),
+            let close = shapePart.firstIndex(of: ")") else {
             throw FormatError.malformed(file: name, reason: ".npy header has no shape")
         }
         let dims = shapePart[shapePart.index(after: open)..<close].split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var shape: [Int] = []
         for d in dims {
-            guard let v = Int(d), v >= 0 else { throw FormatError.malformed(file: name, reason: ".npy shape entry '\(d)'") }
+            guard let v = Int(d), v >= 0 else {
+                throw FormatError.malformed(file: name, reason: ".npy shape entry '\(d)'")
+            }
             shape.append(v)
         }
         var count = 1
         for d in shape {
             let (p, o) = count.multipliedReportingOverflow(by: d)
-            if o || p > (1 << 31) { throw FormatError.malformed(file: name, reason: ".npy shape \(shape) is too large") }
+            if o || p > (1 << 31) {
+                throw FormatError.malformed(file: name, reason: ".npy shape \(shape) is too large")
+            }
             count = p
         }
         let elementSize: Int
-        switch dtype { case .float32, .int32: elementSize = 4; case .float64, .int64: elementSize = 8; case .uint8: elementSize = 1 }
+        switch dtype {
+        case .float32, .int32: elementSize = 4; case .float64, .int64: elementSize = 8; case .uint8: elementSize = 1
+        }
         let start = headerStart + headerLength
         self.data = try view.slice(start, count * elementSize, ".npy data for shape \(shape)")
         self.shape = shape

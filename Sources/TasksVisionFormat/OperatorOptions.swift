@@ -85,9 +85,11 @@ public enum OperatorOptions: Sendable {
         return p
     }
 
-    static func parse(op: BuiltinOperator, type: UInt8, table: FlatTable?, what: String, file: String) throws -> OperatorOptions {
+    static func parse(op: BuiltinOperator, type: UInt8, table: FlatTable?, what: String,
+                      file: String) throws -> OperatorOptions {
         if let expected = expectedUnionType(op), let _ = table, type != expected {
-            throw FormatError.malformed(file: file, reason: "\(what) carries builtin options of type \(type), expected \(expected)")
+            throw FormatError.malformed(file: file,
+                                        reason: "\(what) carries builtin options of type \(type), expected \(expected)")
         }
         // A missing options table means all defaults, as in the flatbuffer schema.
         let t = table
@@ -100,12 +102,15 @@ public enum OperatorOptions: Sendable {
                                   activation: try activation(try u8(3), what, file),
                                   dilationW: try i32(4, 1), dilationH: try i32(5, 1)))
         case .depthwiseConv2D:
-            return .depthwiseConv2D(DepthwiseConv2D(padding: try padding(try u8(0), what, file), strideW: try i32(1), strideH: try i32(2),
-                                                    depthMultiplier: try i32(3), activation: try activation(try u8(4), what, file),
+            return .depthwiseConv2D(DepthwiseConv2D(padding: try padding(try u8(0), what, file), strideW: try i32(1),
+                                                    strideH: try i32(2),
+                                                    depthMultiplier: try i32(3),
+                                                    activation: try activation(try u8(4), what, file),
                                                     dilationW: try i32(5, 1), dilationH: try i32(6, 1)))
         case .maxPool2D, .averagePool2D:
             return .pool2D(Pool2D(padding: try padding(try u8(0), what, file), strideW: try i32(1), strideH: try i32(2),
-                                  filterW: try i32(3), filterH: try i32(4), activation: try activation(try u8(5), what, file)))
+                                  filterW: try i32(3), filterH: try i32(4),
+                                  activation: try activation(try u8(5), what, file)))
         case .fullyConnected:
             return .fullyConnected(FullyConnected(activation: try activation(try u8(0), what, file),
                                                   weightsFormat: Int(try u8(1)), keepNumDims: try bool(2)))

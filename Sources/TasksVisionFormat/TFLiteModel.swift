@@ -67,11 +67,14 @@ public struct TFLiteModel: Sendable {
     public init(bytes: [UInt8], name: String) throws {
         let view = ByteView(bytes: bytes, name: name)
         if bytes.count < 8 {
-            throw FormatError.malformed(file: name, reason: "file of \(bytes.count) bytes is too short for a TFLite model")
+            throw FormatError.malformed(file: name,
+                                        reason: "file of \(bytes.count) bytes is too short for a TFLite model")
         }
         let ident = String(decoding: bytes[4..<8], as: UTF8.self)
         if ident != "TFL3" {
-            throw FormatError.malformed(file: name, reason: "not a TFLite flatbuffer (file identifier is '\(ident.filter { $0.isASCII && !$0.isNewline })', expected 'TFL3')")
+            throw FormatError.malformed(file: name, reason: "not a TFLite flatbuffer (file identifier is "
+                                                            + "'\(ident.filter { $0.isASCII && !$0.isNewline })', "
+                                                            + "expected 'TFL3')")
         }
         let root = try FlatTable.root(view, what: "Model")
         self.name = name
@@ -88,7 +91,8 @@ public struct TFLiteModel: Sendable {
                 let offset = try b.u64(1), size = try b.u64(2)
                 if offset > 1 {
                     guard offset < UInt64(bytes.count), size <= UInt64(bytes.count) - offset else {
-                        throw FormatError.malformed(file: name, reason: "Buffer \(i) at offset \(offset) with size \(size) is outside the file of \(bytes.count) bytes")
+                        throw FormatError.malformed(file: name, reason: "Buffer \(i) at offset \(offset) with size "
+                                + "\(size) is outside the file of \(bytes.count) bytes")
                     }
                     buffers.append(Int(offset)..<Int(offset + size))
                 } else {
@@ -115,12 +119,15 @@ public struct TFLiteModel: Sendable {
             for (ti, t) in try sg.tables(0, what: "Tensor").enumerated() {
                 let shape = try (t.int32s(0, what: "Tensor \(ti) shape") ?? []).map(Int.init)
                 if let bad = shape.first(where: { $0 < 0 }) {
-                    throw FormatError.unsupported(file: name, reason: "tensor \(ti) has a dynamic dimension (\(bad)) in its shape \(shape)")
+                    throw FormatError.unsupported(file: name,
+                        reason: "tensor \(ti) has a dynamic dimension (\(bad)) in its shape \(shape)")
                 }
                 var count = 1
                 for d in shape {
                     let (p, o) = count.multipliedReportingOverflow(by: d)
-                    if o || p > (1 << 31) { throw FormatError.malformed(file: name, reason: "tensor \(ti) shape \(shape) is too large") }
+                    if o || p > (1 << 31) {
+                        throw FormatError.malformed(file: name, reason: "tensor \(ti) shape \(shape) is too large")
+                    }
                     count = p
                 }
                 let rawType = try t.u8(1)
@@ -129,7 +136,8 @@ public struct TFLiteModel: Sendable {
                 }
                 let buffer = Int(try t.u32(2))
                 if buffer >= max(buffers.count, 1) {
-                    throw FormatError.malformed(file: name, reason: "tensor \(ti) refers to buffer \(buffer) but the model has \(buffers.count) buffers")
+                    throw FormatError.malformed(file: name,
+                        reason: "tensor \(ti) refers to buffer \(buffer) but the model has \(buffers.count) buffers")
                 }
                 var quantized = false
                 if let q = try t.table(4, what: "Tensor \(ti) quantization") {
@@ -140,26 +148,33 @@ public struct TFLiteModel: Sendable {
                     sparsity = try Self.parseSparsity(sp, tensor: ti, file: name)
                 }
                 tensors.append(Tensor(index: ti, name: try t.string(3) ?? "", shape: shape, type: type,
-                                      buffer: buffer, isVariable: try t.bool(5), sparsity: sparsity, isQuantized: quantized))
+                                      buffer: buffer, isVariable: try t.bool(5), sparsity: sparsity,
+                                      isQuantized: quantized))
             }
             func checkIndices(_ list: [Int32], _ what: String, allowOptional: Bool) throws -> [Int] {
                 try list.map { v in
                     let i = Int(v)
                     if (allowOptional && i == -1) || (i >= 0 && i < tensors.count) { return i }
-                    throw FormatError.malformed(file: name, reason: "\(what) refers to tensor \(i) but subgraph \(si) has \(tensors.count) tensors")
+                    throw FormatError.malformed(file: name,
+                        reason: "\(what) refers to tensor \(i) but subgraph \(si) has \(tensors.count) tensors")
                 }
             }
-            let inputs = try checkIndices(try sg.int32s(1, what: "SubGraph inputs") ?? [], "subgraph input", allowOptional: false)
-            let outputs = try checkIndices(try sg.int32s(2, what: "SubGraph outputs") ?? [], "subgraph output", allowOptional: false)
+            let inputs = try checkIndices(try sg.int32s(1, what: "SubGraph inputs") ?? [], "subgraph input",
+                                          allowOptional: false)
+            let outputs = try checkIndices(try sg.int32s(2, what: "SubGraph outputs") ?? [], "subgraph output",
+                                           allowOptional: false)
             var ops: [Operator] = []
             for (oi, o) in try sg.tables(3, what: "Operator").enumerated() {
                 let ci = Int(try o.u32(0))
                 guard ci < codes.count else {
-                    throw FormatError.malformed(file: name, reason: "operator \(oi) uses opcode index \(ci) but the model has \(codes.count) operator codes")
+                    throw FormatError.malformed(file: name, reason: "operator \(oi) uses opcode index \(ci) but the "
+                                                                    + "model has \(codes.count) operator codes")
                 }
                 let code = codes[ci]
-                let ins = try checkIndices(try o.int32s(1, what: "Operator \(oi) inputs") ?? [], "operator \(oi) (\(code.op)) input", allowOptional: true)
-                let outs = try checkIndices(try o.int32s(2, what: "Operator \(oi) outputs") ?? [], "operator \(oi) (\(code.op)) output", allowOptional: false)
+                let ins = try checkIndices(try o.int32s(1, what: "Operator \(oi) inputs") ?? [],
+                                           "operator \(oi) (\(code.op)) input", allowOptional: true)
+                let outs = try checkIndices(try o.int32s(2, what: "Operator \(oi) outputs") ?? [],
+                                            "operator \(oi) (\(code.op)) output", allowOptional: false)
                 let optionsType = try o.u8(3)
                 let optionsTable = try o.table(4, what: "Operator \(oi) (\(code.op)) options")
                 let options = try OperatorOptions.parse(op: code.op, type: optionsType, table: optionsTable,
@@ -167,7 +182,8 @@ public struct TFLiteModel: Sendable {
                 ops.append(Operator(index: oi, opcode: code.op, customCode: code.custom, version: code.version,
                                     inputs: ins, outputs: outs, options: options))
             }
-            subgraphs.append(Subgraph(name: try sg.string(4), tensors: tensors, inputs: inputs, outputs: outputs, operators: ops))
+            subgraphs.append(Subgraph(name: try sg.string(4), tensors: tensors, inputs: inputs, outputs: outputs,
+                                      operators: ops))
         }
         if subgraphs.isEmpty { throw FormatError.malformed(file: name, reason: "model has no subgraph") }
         self.subgraphs = subgraphs
@@ -176,7 +192,8 @@ public struct TFLiteModel: Sendable {
         for m in try root.tables(6, what: "Metadata") {
             let b = Int(try m.u32(1))
             guard b < buffers.count else {
-                throw FormatError.malformed(file: name, reason: "metadata entry refers to buffer \(b) but the model has \(buffers.count) buffers")
+                throw FormatError.malformed(file: name,
+                    reason: "metadata entry refers to buffer \(b) but the model has \(buffers.count) buffers")
             }
             metadata.append((try m.string(0) ?? "", b))
         }
@@ -190,7 +207,8 @@ public struct TFLiteModel: Sendable {
         for (di, d) in try sp.tables(2, what: "Tensor \(tensor) dim_metadata").enumerated() {
             let rawFormat = try d.u8(0)
             guard let format = DimensionMetadata.Format(rawValue: rawFormat) else {
-                throw FormatError.unsupported(file: file, reason: "tensor \(tensor) dimension \(di) has unknown sparse format \(rawFormat)")
+                throw FormatError.unsupported(file: file,
+                    reason: "tensor \(tensor) dimension \(di) has unknown sparse format \(rawFormat)")
             }
             func indexVector(_ typeField: Int, _ valueField: Int, _ what: String) throws -> [Int] {
                 let type = try d.u8(typeField)
@@ -205,7 +223,8 @@ public struct TFLiteModel: Sendable {
                     guard let v = try table.vector(0, elementSize: 1, what: what) else { return [] }
                     return try (0..<v.count).map { Int(try table.view.u8(v.elementPosition($0))) }
                 default:
-                    throw FormatError.unsupported(file: file, reason: "tensor \(tensor) \(what) has unknown index vector type \(type)")
+                    throw FormatError.unsupported(file: file,
+                        reason: "tensor \(tensor) \(what) has unknown index vector type \(type)")
                 }
             }
             dims.append(DimensionMetadata(format: format, denseSize: Int(try d.i32(1)),

@@ -25,7 +25,8 @@ public struct ZipArchive: Sendable {
         let eocdSize = 22
         guard bytes.count >= eocdSize else {
             if allowMissing { return nil }
-            throw FormatError.malformed(file: view.name, reason: "file of \(bytes.count) bytes is too short to be a zip archive")
+            throw FormatError.malformed(file: view.name,
+                                        reason: "file of \(bytes.count) bytes is too short to be a zip archive")
         }
         // The EOCD record is at the end, followed by a comment of at most 65535 bytes.
         var eocd = -1
@@ -40,7 +41,8 @@ public struct ZipArchive: Sendable {
         }
         if eocd < 0 {
             if allowMissing { return nil }
-            throw FormatError.malformed(file: view.name, reason: "no zip end-of-central-directory record found (not a zip archive, or truncated)")
+            throw FormatError.malformed(file: view.name,
+                reason: "no zip end-of-central-directory record found (not a zip archive, or truncated)")
         }
         let count = Int(try view.u16(eocd + 10))
         let cdSize = Int(try view.u32(eocd + 12))
@@ -51,13 +53,15 @@ public struct ZipArchive: Sendable {
         // Data before the archive shifts every offset; the central directory ends where the EOCD starts.
         let shift = eocd - cdSize - cdOffset
         if shift < 0 {
-            throw FormatError.malformed(file: view.name, reason: "zip central directory (offset \(cdOffset), size \(cdSize)) overlaps its end record at \(eocd)")
+            throw FormatError.malformed(file: view.name,
+                reason: "zip central directory (offset \(cdOffset), size \(cdSize)) overlaps its end record at \(eocd)")
         }
         var entries: [Entry] = []
         var q = cdOffset + shift
         for i in 0..<count {
             guard try view.u32(q, "zip central directory entry \(i)") == 0x0201_4b50 else {
-                throw FormatError.malformed(file: view.name, reason: "zip central directory entry \(i) at \(q) has a bad signature")
+                throw FormatError.malformed(file: view.name,
+                                            reason: "zip central directory entry \(i) at \(q) has a bad signature")
             }
             let method = try view.u16(q + 10)
             let crc = try view.u32(q + 16)
@@ -84,7 +88,9 @@ public struct ZipArchive: Sendable {
         let what = "zip entry '\(entry.name)'"
         if entry.method != 0 {
             let method = entry.method == 8 ? "deflated" : "compressed with method \(entry.method)"
-            throw FormatError.unsupported(file: view.name, reason: "\(what) is \(method); only stored (uncompressed) entries are supported, as in MediaPipe (\"Expected uncompressed zip archive\")")
+            throw FormatError.unsupported(file: view.name, reason: "\(what) is \(method); only stored (uncompressed) "
+                                                                   + "entries are supported, as in MediaPipe "
+                                                                   + "(\"Expected uncompressed zip archive\")")
         }
         let h = entry.localHeaderOffset
         guard try view.u32(h, "\(what) local header") == 0x0403_4b50 else {
@@ -94,12 +100,15 @@ public struct ZipArchive: Sendable {
         let extraLength = Int(try view.u16(h + 28))
         let start = h + 30 + nameLength + extraLength
         if entry.compressedSize != entry.uncompressedSize {
-            throw FormatError.malformed(file: view.name, reason: "\(what) is stored but its sizes differ (\(entry.compressedSize) vs \(entry.uncompressedSize))")
+            throw FormatError.malformed(file: view.name,
+                reason: "\(what) is stored but its sizes differ (\(entry.compressedSize) vs \(entry.uncompressedSize))")
         }
         let data = try view.slice(start, entry.compressedSize, what)
         let crc = CRC32.checksum(data)
         if crc != entry.crc32 {
-            throw FormatError.malformed(file: view.name, reason: "\(what) fails its CRC-32 check (stored \(String(entry.crc32, radix: 16)), computed \(String(crc, radix: 16)))")
+            throw FormatError.malformed(file: view.name, reason: "\(what) fails its CRC-32 check (stored "
+                                                                 + "\(String(entry.crc32, radix: 16)), computed "
+                                                                 + "\(String(crc, radix: 16)))")
         }
         return data
     }

@@ -20,7 +20,9 @@ struct Inflate {
     static func zlib(_ data: [UInt8], limit: Int) throws -> [UInt8] {
         guard data.count >= 6 else { throw Failure(reason: "zlib stream of \(data.count) bytes is too short") }
         let cmf = data[0], flg = data[1]
-        guard cmf & 0x0F == 8, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0 else { throw Failure(reason: "bad zlib header") }
+        guard cmf & 0x0F == 8, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0 else {
+            throw Failure(reason: "bad zlib header")
+        }
         guard flg & 0x20 == 0 else { throw Failure(reason: "zlib preset dictionary is not supported") }
         var inflater = Inflate(Array(data[2...]), limit: limit)
         try inflater.run()
@@ -51,7 +53,9 @@ struct Inflate {
             for i in 1..<16 { offsets[i] = offsets[i - 1] + counts[i - 1] }
             symbols = [Int](repeating: 0, count: lengths.count)
             var left = 1
-            for i in 1..<16 { left <<= 1; left -= counts[i]; if left < 0 { throw Failure(reason: "over-subscribed Huffman code") } }
+            for i in 1..<16 {
+                left <<= 1; left -= counts[i]; if left < 0 { throw Failure(reason: "over-subscribed Huffman code") }
+            }
             for (s, l) in lengths.enumerated() where l != 0 { symbols[offsets[l]] = s; offsets[l] += 1 }
         }
     }
@@ -70,10 +74,13 @@ struct Inflate {
         throw Failure(reason: "invalid Huffman code")
     }
 
-    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115,
+                             131, 163, 195, 227, 258]
     static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025,
+                               1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12,
+                                12, 13, 13]
 
     private mutating func run() throws {
         var last = false
@@ -144,7 +151,9 @@ struct Inflate {
                 guard di < 30 else { throw Failure(reason: "bad distance symbol") }
                 let distance = Self.distanceBase[di] + (try bits(Self.distanceExtra[di]))
                 guard distance <= output.count else { throw Failure(reason: "distance too far back") }
-                guard output.count + length <= limit else { throw Failure(reason: "decompressed data is larger than the image") }
+                guard output.count + length <= limit else {
+                    throw Failure(reason: "decompressed data is larger than the image")
+                }
                 let start = output.count - distance
                 for i in 0..<length { output.append(output[start + i]) }
             }

@@ -10,7 +10,9 @@ import Foundation
 /// "fancy" chroma upsampling with its rounding, and 20-bit fixed-point YCbCr to RGB).
 /// Arithmetic-coded, lossless and hierarchical files are refused with a clear error.
 public enum JPEG {
-    public static func isJPEG(_ bytes: [UInt8]) -> Bool { bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF }
+    public static func isJPEG(_ bytes: [UInt8]) -> Bool {
+        bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
+    }
 
     struct Component {
         var id: Int, h: Int, v: Int, tq: Int
@@ -44,7 +46,9 @@ public enum JPEG {
                 for _ in 0..<counts[len - 1] {
                     if len <= Self.fastBits && k < symbols.count {
                         let shift = Self.fastBits - len
-                        for fill in 0..<(1 << shift) { fast[(code << shift) | fill] = UInt16(len << 8) | UInt16(symbols[k]) }
+                        for fill in 0..<(1 << shift) {
+                            fast[(code << shift) | fill] = UInt16(len << 8) | UInt16(symbols[k])
+                        }
                     }
                     code += 1; k += 1
                 }
@@ -56,8 +60,10 @@ public enum JPEG {
 
     /// stb_image's de-zigzag table, padded with 15 entries of 63 so that a corrupt run past
     /// the end of a block lands on the last coefficient (as stb does) instead of failing.
-    static let dezigzag: [Int] = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
-                                  28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
+    static let dezigzag: [Int] = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41,
+                                  34, 27, 20, 13, 6, 7, 14, 21,
+                                  28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45,
+                                  38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63]
         + [Int](repeating: 63, count: 15)
 
     /// Frame-wide state while decoding.
@@ -93,14 +99,17 @@ public enum JPEG {
             if marker == 0xD9 { break }
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) { p += 2; continue }
             let length = try u16(p + 2)
-            guard length >= 2, p + 2 + length <= bytes.count else { throw bad("segment 0x\(String(marker, radix: 16)) runs past the end") }
+            guard length >= 2, p + 2 + length <= bytes.count else {
+                throw bad("segment 0x\(String(marker, radix: 16)) runs past the end")
+            }
             let seg = Array(bytes[(p + 4)..<(p + 2 + length)])
             switch marker {
             case 0xC0, 0xC1, 0xC2:
                 guard !decodedAny else { throw bad("a second frame header after image data") }
                 try readFrameHeader(seg, progressive: marker == 0xC2, fileSize: bytes.count, into: &f, name: name)
             case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
-                throw ImageIOError.unsupported(file: name, reason: "lossless, hierarchical or arithmetic-coded JPEG is not supported")
+                throw ImageIOError.unsupported(file: name,
+                    reason: "lossless, hierarchical or arithmetic-coded JPEG is not supported")
             case 0xC4:
                 var q = 0
                 while q + 17 <= seg.count {
@@ -108,7 +117,8 @@ public enum JPEG {
                     let counts = (0..<16).map { Int(seg[q + 1 + $0]) }
                     let total = counts.reduce(0, +)
                     guard tc <= 1, th < 4, total <= 256, q + 17 + total <= seg.count else { throw bad("Huffman table") }
-                    guard let table = HuffmanTable(counts: counts, symbols: Array(seg[(q + 17)..<(q + 17 + total)])) else {
+                    guard let table = HuffmanTable(counts: counts,
+                                                   symbols: Array(seg[(q + 17)..<(q + 17 + total)])) else {
                         throw bad("Huffman table with more codes than its code lengths allow")
                     }
                     if tc == 0 { f.dc[th] = table } else { f.ac[th] = table }
@@ -121,7 +131,10 @@ public enum JPEG {
                     guard pq <= 1, tq < 4 else { throw bad("quantization table") }
                     let size = pq == 0 ? 64 : 128
                     guard q + 1 + size <= seg.count else { throw bad("quantization table") }
-                    for i in 0..<64 { f.quant[tq][dezigzag[i]] = pq == 0 ? Int(seg[q + 1 + i]) : Int(seg[q + 1 + 2 * i]) << 8 | Int(seg[q + 2 + 2 * i]) }
+                    for i in 0..<64 {
+                        f.quant[tq][dezigzag[i]] = pq == 0
+                            ? Int(seg[q + 1 + i]) : Int(seg[q + 1 + 2 * i]) << 8 | Int(seg[q + 2 + 2 * i])
+                    }
                     q += 1 + size
                 }
             case 0xDD:
@@ -131,7 +144,9 @@ public enum JPEG {
             case 0xE1:
                 orientation = orientation ?? exifOrientation(seg)
             case 0xEE:
-                if seg.count >= 12 && Array(seg[0..<5]) == [0x41, 0x64, 0x6F, 0x62, 0x65] { f.adobeTransform = Int(seg[11]) }
+                if seg.count >= 12 && Array(seg[0..<5]) == [0x41, 0x64, 0x6F, 0x62, 0x65] {
+                    f.adobeTransform = Int(seg[11])
+                }
             case 0xDA:
                 guard !f.components.isEmpty else { throw bad("scan before frame header") }
                 p = try decodeScan(bytes, header: seg, start: p + 2 + length, frame: &f, name: name)
@@ -146,33 +161,44 @@ public enum JPEG {
         return reconstruct(f, orientation: orientation)
     }
 
-    static func readFrameHeader(_ seg: [UInt8], progressive: Bool, fileSize: Int, into f: inout Frame, name: String) throws {
+    static func readFrameHeader(_ seg: [UInt8], progressive: Bool, fileSize: Int, into f: inout Frame,
+                                name: String) throws {
         func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
-        guard seg.count >= 6, seg[0] == 8 else { throw ImageIOError.unsupported(file: name, reason: "only 8-bit JPEG is supported") }
+        guard seg.count >= 6, seg[0] == 8 else {
+            throw ImageIOError.unsupported(file: name, reason: "only 8-bit JPEG is supported")
+        }
         f.height = Int(seg[1]) << 8 | Int(seg[2]); f.width = Int(seg[3]) << 8 | Int(seg[4])
         let n = Int(seg[5])
-        guard n == 1 || n == 3 || n == 4, seg.count >= 6 + 3 * n else { throw ImageIOError.unsupported(file: name, reason: "\(n) color components") }
+        guard n == 1 || n == 3 || n == 4, seg.count >= 6 + 3 * n else {
+            throw ImageIOError.unsupported(file: name, reason: "\(n) color components")
+        }
         guard f.width > 0, f.height > 0, f.width * f.height <= maximumPixelCount else {
             throw ImageIOError.unsupported(file: name, reason: "size \(f.width)x\(f.height)")
         }
         f.progressive = progressive
         f.components = (0..<n).map { i in
-            Component(id: Int(seg[6 + 3 * i]), h: Int(seg[7 + 3 * i] >> 4), v: Int(seg[7 + 3 * i] & 15), tq: Int(seg[8 + 3 * i]))
+            Component(id: Int(seg[6 + 3 * i]), h: Int(seg[7 + 3 * i] >> 4), v: Int(seg[7 + 3 * i] & 15),
+                      tq: Int(seg[8 + 3 * i]))
         }
-        guard f.components.allSatisfy({ (1...4).contains($0.h) && (1...4).contains($0.v) && $0.tq < 4 }) else { throw bad("sampling factors or table index") }
+        guard f.components.allSatisfy({ (1...4).contains($0.h) && (1...4).contains($0.v) && $0.tq < 4 }) else {
+            throw bad("sampling factors or table index")
+        }
         f.hmax = f.components.map(\.h).max() ?? 1
         f.vmax = f.components.map(\.v).max() ?? 1
         // Each component must cover the image a whole number of times (4:4:4, 4:2:2, 4:2:0,
         // 4:1:1, ...); stb_image rejects other ratios as corrupt too.
         guard f.components.allSatisfy({ f.hmax % $0.h == 0 && f.vmax % $0.v == 0 }) else {
-            throw ImageIOError.unsupported(file: name, reason: "sampling factors \(f.components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
+            throw ImageIOError.unsupported(file: name,
+                reason: "sampling factors \(f.components.map { "\($0.h)x\($0.v)" }.joined(separator: ", "))")
         }
         // Every block costs at least one bit of entropy-coded data (its DC code), so a header
         // claiming more blocks than the file has bits is refused before anything is allocated.
         let blocks = f.components.reduce(0) { total, c in
             total + ((f.width * c.h + f.hmax - 1) / f.hmax + 7) / 8 * (((f.height * c.v + f.vmax - 1) / f.vmax + 7) / 8)
         }
-        guard blocks <= 8 * fileSize else { throw bad("a \(f.width)x\(f.height) frame of \(blocks) blocks in a file of \(fileSize) bytes") }
+        guard blocks <= 8 * fileSize else {
+            throw bad("a \(f.width)x\(f.height) frame of \(blocks) blocks in a file of \(fileSize) bytes")
+        }
         f.mcusX = (f.width + 8 * f.hmax - 1) / (8 * f.hmax)
         f.mcusY = (f.height + 8 * f.vmax - 1) / (8 * f.vmax)
         for i in f.components.indices {
@@ -181,7 +207,8 @@ public enum JPEG {
             f.components[i].height = (f.height * c.v + f.vmax - 1) / f.vmax
             f.components[i].blocksW = f.mcusX * c.h
             f.components[i].blocksH = f.mcusY * c.v
-            f.components[i].coefficients = [Int16](repeating: 0, count: f.components[i].blocksW * f.components[i].blocksH * 64)
+            f.components[i].coefficients = [Int16](repeating: 0,
+                                                   count: f.components[i].blocksW * f.components[i].blocksH * 64)
         }
     }
 
@@ -190,7 +217,9 @@ public enum JPEG {
         let t = Array(seg[6...])
         guard t.count >= 8 else { return nil }
         let little = t[0] == 0x49
-        func r16(_ i: Int) -> Int? { i >= 0 && i + 1 < t.count ? (little ? Int(t[i]) | Int(t[i + 1]) << 8 : Int(t[i]) << 8 | Int(t[i + 1])) : nil }
+        func r16(_ i: Int) -> Int? {
+            i >= 0 && i + 1 < t.count ? (little ? Int(t[i]) | Int(t[i + 1]) << 8 : Int(t[i]) << 8 | Int(t[i + 1])) : nil
+        }
         func r32(_ i: Int) -> Int? {
             guard i >= 0, i + 3 < t.count else { return nil }
             let b = (0..<4).map { Int(t[i + $0]) }
@@ -271,20 +300,25 @@ public enum JPEG {
         mutating func restart() -> Bool {
             buffer = 0; count = 0; atMarker = false
             while p + 2 < bytes.count && bytes[p] == 0xFF && bytes[p + 1] == 0xFF { p += 1 }
-            guard p + 1 < bytes.count, bytes[p] == 0xFF, (0xD0...0xD7).contains(bytes[p + 1]) else { atMarker = true; return false }
+            guard p + 1 < bytes.count, bytes[p] == 0xFF, (0xD0...0xD7).contains(bytes[p + 1]) else {
+                atMarker = true; return false
+            }
             p += 2
             return true
         }
     }
 
     /// Decodes one scan into the components' coefficients; returns the position after it.
-    static func decodeScan(_ bytes: [UInt8], header seg: [UInt8], start: Int, frame f: inout Frame, name: String) throws -> Int {
+    static func decodeScan(_ bytes: [UInt8], header seg: [UInt8], start: Int, frame f: inout Frame,
+                           name: String) throws -> Int {
         func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
         let n = Int(seg.first ?? 0)
         guard (1...4).contains(n), seg.count >= 4 + 2 * n else { throw bad("scan header") }
         var scan: [Int] = []
         for i in 0..<n {
-            guard let ci = f.components.firstIndex(where: { $0.id == Int(seg[1 + 2 * i]) }) else { throw bad("scan names an unknown component") }
+            guard let ci = f.components.firstIndex(where: { $0.id == Int(seg[1 + 2 * i]) }) else {
+                throw bad("scan names an unknown component")
+            }
             f.components[ci].td = Int(seg[2 + 2 * i] >> 4)
             f.components[ci].ta = Int(seg[2 + 2 * i] & 15)
             guard f.components[ci].td < 4, f.components[ci].ta < 4 else { throw bad("scan table index") }
@@ -455,7 +489,9 @@ public enum JPEG {
         }
         // Continue at the next marker that is not a restart.
         var p = reader.p
-        while p + 1 < bytes.count && !(bytes[p] == 0xFF && bytes[p + 1] != 0 && bytes[p + 1] != 0xFF && !(0xD0...0xD7).contains(bytes[p + 1])) { p += 1 }
+        while p + 1 < bytes.count
+            && !(bytes[p] == 0xFF && bytes[p + 1] != 0 && bytes[p + 1] != 0xFF
+                 && !(0xD0...0xD7).contains(bytes[p + 1])) { p += 1 }
         return p
     }
 
@@ -465,13 +501,15 @@ public enum JPEG {
     static func f2f(_ x: Float) -> Int32 { Int32((Double(x * 4096) + 0.5).rounded(.towardZero)) }
     static let c0541 = f2f(0.5411961), cm1847 = f2f(-1.847759065), c0765 = f2f(0.765366865)
     static let c1175 = f2f(1.175875602), c0298 = f2f(0.298631336), c2053 = f2f(2.053119869), c3072 = f2f(3.072711026)
-    static let c1501 = f2f(1.501321110), cm0899 = f2f(-0.899976223), cm2562 = f2f(-2.562915447), cm1961 = f2f(-1.961570560)
+    static let c1501 = f2f(1.501321110), cm0899 = f2f(-0.899976223), cm2562 = f2f(-2.562915447),
+        cm1961 = f2f(-1.961570560)
     static let cm0390 = f2f(-0.390180644)
 
     /// The islow 1-D IDCT (jidctint's, as stb writes it): returns x0..x3 and t0..t3 whose
     /// sums and differences are the outputs.
     @inline(__always)
-    static func idct1D(_ s0: Int32, _ s1: Int32, _ s2: Int32, _ s3: Int32, _ s4: Int32, _ s5: Int32, _ s6: Int32, _ s7: Int32)
+    static func idct1D(_ s0: Int32, _ s1: Int32, _ s2: Int32, _ s3: Int32, _ s4: Int32, _ s5: Int32, _ s6: Int32,
+                       _ s7: Int32)
         -> (x0: Int32, x1: Int32, x2: Int32, x3: Int32, t0: Int32, t1: Int32, t2: Int32, t3: Int32) {
         var p2 = s2, p3 = s6
         var p1 = (p2 &+ p3) &* c0541
@@ -506,12 +544,14 @@ public enum JPEG {
         // The column pass's output on the stack (an array here was a heap allocation per block).
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { v in
         for i in 0..<8 {
-            if d[i + 8] == 0 && d[i + 16] == 0 && d[i + 24] == 0 && d[i + 32] == 0 && d[i + 40] == 0 && d[i + 48] == 0 && d[i + 56] == 0 {
+            if d[i + 8] == 0 && d[i + 16] == 0 && d[i + 24] == 0 && d[i + 32] == 0 && d[i + 40] == 0 && d[i + 48] == 0
+                && d[i + 56] == 0 {
                 let dc = Int32(d[i]) &* 4
                 for r in 0..<8 { v[i + 8 * r] = dc }
                 continue
             }
-            var r = idct1D(Int32(d[i]), Int32(d[i + 8]), Int32(d[i + 16]), Int32(d[i + 24]), Int32(d[i + 32]), Int32(d[i + 40]),
+            var r = idct1D(Int32(d[i]), Int32(d[i + 8]), Int32(d[i + 16]), Int32(d[i + 24]), Int32(d[i + 32]),
+                           Int32(d[i + 40]),
                            Int32(d[i + 48]), Int32(d[i + 56]))
             // 12 fractional bits from the constants; keep 2 more than the input for the rows.
             r.x0 &+= 512; r.x1 &+= 512; r.x2 &+= 512; r.x3 &+= 512
@@ -549,7 +589,8 @@ public enum JPEG {
                     for bx in 0..<bw {
                         let base = (by * c.blocksW + bx) * 64
                         for i in 0..<64 {
-                            block[i] = progressive ? coef[base + i] &* Int16(truncatingIfNeeded: quant[i]) : coef[base + i]
+                            block[i] = progressive
+                                ? coef[base + i] &* Int16(truncatingIfNeeded: quant[i]) : coef[base + i]
                         }
                         block.withUnsafeBufferPointer { idctBlock($0, ob + by * 8 * stride + bx * 8, stride: stride) }
                     }
@@ -601,7 +642,8 @@ public enum JPEG {
 
     /// stb's `float2fixed`: 12 bits, shifted to 20, from a float expression.
     static func float2fixed(_ x: Float) -> Int32 { Int32(x * 4096 + 0.5) << 8 }
-    static let crR = float2fixed(1.40200), crG = -float2fixed(0.71414), cbG = -float2fixed(0.34414), cbB = float2fixed(1.77200)
+    static let crR = float2fixed(1.40200), crG = -float2fixed(0.71414), cbG = -float2fixed(0.34414),
+        cbB = float2fixed(1.77200)
 
     @inline(__always) static func clampShift20(_ x: Int32) -> UInt8 { clamp8(x >> 20) }
 
@@ -635,7 +677,8 @@ public enum JPEG {
                 planes[k].withUnsafeBufferPointer { pl in
                     lineBuffers[k].withUnsafeMutableBufferPointer { lb in
                         guard let src = pl.baseAddress, let dst = lb.baseAddress else { return }
-                        resampleRow(src + nearRow * stride, src + farRow * stride, width: r.widthLow, hs: r.hs, vs: r.vs, into: dst)
+                        resampleRow(src + nearRow * stride, src + farRow * stride, width: r.widthLow, hs: r.hs,
+                                    vs: r.vs, into: dst)
                     }
                 }
                 res[k].ystep += 1
@@ -646,7 +689,8 @@ public enum JPEG {
                     if res[k].ypos < c.height { res[k].line1 += 1 }
                 }
             }
-            convertRow(y: y, width: w, rows: lineBuffers, components: n, isRGB: isRGB, adobe: f.adobeTransform, into: &out)
+            convertRow(y: y, width: w, rows: lineBuffers, components: n, isRGB: isRGB, adobe: f.adobeTransform,
+                       into: &out)
         }
         return DecodedImage(width: w, height: h, channels: outChannels, pixels: out, exifOrientation: orientation)
     }

@@ -16,14 +16,20 @@ public enum PNG {
         var palette: [UInt8] = [], transparency: [UInt8] = []
         var idat: [UInt8] = []
         var sawHeader = false, sawEnd = false
-        func be32(_ i: Int) -> Int { Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]) }
+        func be32(_ i: Int) -> Int {
+            Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+        }
         while p + 12 <= bytes.count {
             let length = be32(p)
-            guard length >= 0, length <= bytes.count - p - 12 else { throw bad("chunk at \(p) of \(length) bytes runs past the end") }
+            guard length >= 0, length <= bytes.count - p - 12 else {
+                throw bad("chunk at \(p) of \(length) bytes runs past the end")
+            }
             let type = String(decoding: bytes[(p + 4)..<(p + 8)], as: UTF8.self)
             let data = Array(bytes[(p + 8)..<(p + 8 + length)])
             let crc = UInt32(be32(p + 8 + length))
-            guard CRC32.checksum(Array(bytes[(p + 4)..<(p + 8 + length)])) == crc else { throw bad("chunk \(type) fails its CRC check") }
+            guard CRC32.checksum(Array(bytes[(p + 4)..<(p + 8 + length)])) == crc else {
+                throw bad("chunk \(type) fails its CRC check")
+            }
             switch type {
             case "IHDR":
                 guard length == 13 else { throw bad("IHDR of \(length) bytes") }
@@ -54,7 +60,9 @@ public enum PNG {
         default: throw bad("color type \(colorType)")
         }
         let validDepths: [Int: [Int]] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
-        guard validDepths[colorType]?.contains(depth) == true else { throw bad("bit depth \(depth) for color type \(colorType)") }
+        guard validDepths[colorType]?.contains(depth) == true else {
+            throw bad("bit depth \(depth) for color type \(colorType)")
+        }
         guard interlace == 0 || interlace == 1 else { throw bad("interlace method \(interlace)") }
         if colorType == 3 && (palette.isEmpty || palette.count % 3 != 0) { throw bad("missing or bad palette") }
         guard !idat.isEmpty else { throw bad("no image data") }
@@ -71,7 +79,9 @@ public enum PNG {
             if pw > 0 && ph > 0 { expected += ph * (1 + (pw * bitsPerPixel + 7) / 8) }
         }
         let raw: [UInt8]
-        do { raw = try Inflate.zlib(idat, limit: expected) } catch let f as Inflate.Failure { throw bad("image data: \(f.reason)") }
+        do { raw = try Inflate.zlib(idat, limit: expected) } catch let f as Inflate.Failure {
+            throw bad("image data: \(f.reason)")
+        }
         guard raw.count == expected else { throw bad("image data has \(raw.count) bytes, expected \(expected)") }
 
         let hasAlpha = colorType == 4 || colorType == 6 || !transparency.isEmpty
@@ -94,7 +104,10 @@ public enum PNG {
                     let o = (y * width + x) * outChannels
                     func sample(_ s: Int) -> Int {
                         if depth == 8 { return Int(line[col * samplesPerPixel + s]) }
-                        if depth == 16 { return Int(line[(col * samplesPerPixel + s) * 2]) << 8 | Int(line[(col * samplesPerPixel + s) * 2 + 1]) }
+                        if depth == 16 {
+                            let i = (col * samplesPerPixel + s) * 2
+                            return Int(line[i]) << 8 | Int(line[i + 1])
+                        }
                         let bit = (col * samplesPerPixel + s) * depth
                         return (Int(line[bit / 8]) >> (8 - depth - bit % 8)) & ((1 << depth) - 1)
                     }
@@ -117,7 +130,9 @@ public enum PNG {
                         if outChannels == 4 {
                             var opaque = true
                             if transparency.count >= 6 {
-                                opaque = !(0..<3).allSatisfy { sample($0) == (Int(transparency[2 * $0]) << 8 | Int(transparency[2 * $0 + 1])) }
+                                opaque = !(0..<3).allSatisfy {
+                                    sample($0) == (Int(transparency[2 * $0]) << 8 | Int(transparency[2 * $0 + 1]))
+                                }
                             }
                             out[o + 3] = opaque ? 255 : 0
                         }
@@ -164,7 +179,9 @@ public enum PNG {
     /// simple and fast, at the cost of file size.
     public static func encode(width: Int, height: Int, channels: Int, pixels: [UInt8]) -> [UInt8] {
         precondition(pixels.count == width * height * channels && [1, 3, 4].contains(channels))
-        func be32(_ v: Int) -> [UInt8] { [UInt8((v >> 24) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func be32(_ v: Int) -> [UInt8] {
+            [UInt8((v >> 24) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
             let body = Array(type.utf8) + data
             return be32(data.count) + body + be32(Int(CRC32.checksum(body)))
@@ -186,6 +203,7 @@ public enum PNG {
             i += n
         } while i < raw.count
         z += be32(Int(adler32(raw)))
-        return signature + chunk("IHDR", be32(width) + be32(height) + [8, colorType, 0, 0, 0]) + chunk("IDAT", z) + chunk("IEND", [])
+        return signature + chunk("IHDR", be32(width) + be32(height) + [8, colorType, 0, 0, 0]) + chunk("IDAT", z)
+            + chunk("IEND", [])
     }
 }

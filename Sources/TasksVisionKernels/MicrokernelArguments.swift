@@ -30,8 +30,10 @@ public struct GEMMArguments {
     public var segmentStride: Int = 0
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
-                c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil, residualStride: Int = 0,
-                residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity, alpha: UnsafePointer<Float>? = nil,
+                c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil,
+                residualStride: Int = 0,
+                residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity,
+                alpha: UnsafePointer<Float>? = nil,
                 segments: Int = 1, segmentStride: Int = 0) {
         self.m = m; self.n = n; self.k = k; self.a = a; self.lda = lda; self.packed = packed; self.c = c; self.ldc = ldc
         self.residual = residual; self.residualStride = residualStride; self.residualChannels = residualChannels

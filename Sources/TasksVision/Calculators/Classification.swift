@@ -31,7 +31,8 @@ public final class ClassifierOptions: @unchecked Sendable {
 
     func validate(_ what: String) throws {
         if !allowlist.isEmpty && !denylist.isEmpty {
-            throw VisionTaskError.invalidOption("\(what): categoryAllowlist and categoryDenylist are mutually exclusive")
+            throw VisionTaskError.invalidOption(
+                "\(what): categoryAllowlist and categoryDenylist are mutually exclusive")
         }
         if maxResults == 0 || maxResults < -1 {
             throw VisionTaskError.invalidOption("\(what): maxResults must be -1 or positive, got \(maxResults)")

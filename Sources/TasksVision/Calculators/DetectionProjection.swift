@@ -10,7 +10,8 @@ public enum DetectionProjection {
         var out = d
         out.keypoints = d.keypoints.map { p($0.x, $0.y) }
         let b = d.box
-        let corners = [p(b.xmin, b.ymin), p(b.xmin + b.width, b.ymin), p(b.xmin + b.width, b.ymin + b.height), p(b.xmin, b.ymin + b.height)]
+        let corners = [p(b.xmin, b.ymin), p(b.xmin + b.width, b.ymin), p(b.xmin + b.width, b.ymin + b.height),
+                       p(b.xmin, b.ymin + b.height)]
         var lo = SIMD2<Float>(.greatestFiniteMagnitude, .greatestFiniteMagnitude)
         var hi = SIMD2<Float>(-.greatestFiniteMagnitude, -.greatestFiniteMagnitude)
         for c in corners {

@@ -16,9 +16,11 @@ public enum DetectionsToRects {
     public static func rect(_ d: RawDetection, imageWidth: Int, imageHeight: Int, startKeypoint: Int, endKeypoint: Int,
                             targetAngle: Float) -> NormalizedRect {
         let b = d.box
-        var r = NormalizedRect(xCenter: b.xmin + b.width / 2, yCenter: b.ymin + b.height / 2, width: b.width, height: b.height)
+        var r = NormalizedRect(xCenter: b.xmin + b.width / 2, yCenter: b.ymin + b.height / 2, width: b.width,
+                               height: b.height)
         guard startKeypoint < d.keypoints.count, endKeypoint < d.keypoints.count else { return r }
-        let x0 = d.keypoints[startKeypoint].x * Float(imageWidth), y0 = d.keypoints[startKeypoint].y * Float(imageHeight)
+        let x0 = d.keypoints[startKeypoint].x * Float(imageWidth),
+            y0 = d.keypoints[startKeypoint].y * Float(imageHeight)
         let x1 = d.keypoints[endKeypoint].x * Float(imageWidth), y1 = d.keypoints[endKeypoint].y * Float(imageHeight)
         r.rotation = normalizeRadians(targetAngle - FloatMath.atan2(-(y1 - y0), x1 - x0))
         return r
@@ -33,7 +35,8 @@ public struct RectTransformation: Sendable, Equatable {
     public var squareLong = false
 
     public init(scaleX: Float = 1, scaleY: Float = 1, shiftX: Float = 0, shiftY: Float = 0, squareLong: Bool = false) {
-        self.scaleX = scaleX; self.scaleY = scaleY; self.shiftX = shiftX; self.shiftY = shiftY; self.squareLong = squareLong
+        self.scaleX = scaleX; self.scaleY = scaleY; self.shiftX = shiftX; self.shiftY = shiftY;
+        self.squareLong = squareLong
     }
 
     /// Palm to hand (hand_detector_graph.cc).
@@ -50,8 +53,10 @@ public struct RectTransformation: Sendable, Equatable {
             r.xCenter += width * shiftX
             r.yCenter += height * shiftY
         } else {
-            let xShift = (w * width * shiftX * FloatMath.cos(rotation) - h * height * shiftY * FloatMath.sin(rotation)) / w
-            let yShift = (w * width * shiftX * FloatMath.sin(rotation) + h * height * shiftY * FloatMath.cos(rotation)) / h
+            let xShift = (w * width * shiftX * FloatMath.cos(rotation)
+                          - h * height * shiftY * FloatMath.sin(rotation)) / w
+            let yShift = (w * width * shiftX * FloatMath.sin(rotation)
+                          + h * height * shiftY * FloatMath.cos(rotation)) / h
             r.xCenter += xShift
             r.yCenter += yShift
         }

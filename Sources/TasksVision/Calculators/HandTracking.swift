@@ -3,8 +3,10 @@
 public enum HandAssociation {
     /// IoU of two normalized rects, rotation ignored (`rectangle_util.cc`).
     public static func iou(_ a: NormalizedRect, _ b: NormalizedRect) -> Float {
-        let r1 = RelativeBox(xmin: a.xCenter - Float(Double(a.width) / 2.0), ymin: a.yCenter - Float(Double(a.height) / 2.0), width: a.width, height: a.height)
-        let r2 = RelativeBox(xmin: b.xCenter - Float(Double(b.width) / 2.0), ymin: b.yCenter - Float(Double(b.height) / 2.0), width: b.width, height: b.height)
+        let r1 = RelativeBox(xmin: a.xCenter - Float(Double(a.width) / 2.0),
+                             ymin: a.yCenter - Float(Double(a.height) / 2.0), width: a.width, height: a.height)
+        let r2 = RelativeBox(xmin: b.xCenter - Float(Double(b.width) / 2.0),
+                             ymin: b.yCenter - Float(Double(b.height) / 2.0), width: b.width, height: b.height)
         return WeightedNonMaxSuppression.iou(r1, r2)
     }
 
@@ -30,12 +32,17 @@ public enum HandDeduplication {
     }
 
     static func bounds(_ l: [NormalizedLandmark]) -> (left: Float, top: Float, right: Float, bottom: Float) {
-        var r = (left: Float.greatestFiniteMagnitude, top: Float.greatestFiniteMagnitude, right: -Float.greatestFiniteMagnitude, bottom: -Float.greatestFiniteMagnitude)
-        for p in l { r.left = min(r.left, p.x); r.top = min(r.top, p.y); r.right = max(r.right, p.x); r.bottom = max(r.bottom, p.y) }
+        var r = (left: Float.greatestFiniteMagnitude, top: Float.greatestFiniteMagnitude,
+                 right: -Float.greatestFiniteMagnitude, bottom: -Float.greatestFiniteMagnitude)
+        for p in l {
+            r.left = min(r.left, p.x); r.top = min(r.top, p.y); r.right = max(r.right, p.x);
+            r.bottom = max(r.bottom, p.y)
+        }
         return r
     }
 
-    static func iou(_ a: (left: Float, top: Float, right: Float, bottom: Float), _ b: (left: Float, top: Float, right: Float, bottom: Float)) -> Float {
+    static func iou(_ a: (left: Float, top: Float, right: Float, bottom: Float),
+                    _ b: (left: Float, top: Float, right: Float, bottom: Float)) -> Float {
         let iw = min(a.right, b.right) - max(a.left, b.left), ih = min(a.bottom, b.bottom) - max(a.top, b.top)
         guard iw > 0, ih > 0 else { return 0 }
         let inter = iw * ih

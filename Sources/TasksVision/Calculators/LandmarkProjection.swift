@@ -7,8 +7,10 @@ import Darwin
 /// MediaPipe's `TensorsToLandmarksCalculator` (normalized output): pixel coordinates
 /// of the model input divided by its size; z divided by width and `normalizeZ`.
 public enum TensorsToLandmarks {
-    public static func normalized(_ raw: UnsafeBufferPointer<Float>, count: Int, dimensions: Int, inputWidth: Int, inputHeight: Int,
-                                  normalizeZ: Float = 1, visibilityPresenceSigmoid: Bool = false) -> [NormalizedLandmark] {
+    public static func normalized(_ raw: UnsafeBufferPointer<Float>, count: Int, dimensions: Int, inputWidth: Int,
+                                  inputHeight: Int,
+                                  normalizeZ: Float = 1,
+                                  visibilityPresenceSigmoid: Bool = false) -> [NormalizedLandmark] {
         (0..<count).map { i in
             let o = i * dimensions
             var lm = NormalizedLandmark(x: raw[o] / Float(inputWidth), y: raw[o + 1] / Float(inputHeight),
@@ -20,7 +22,9 @@ public enum TensorsToLandmarks {
     }
 
     public static func world(_ raw: UnsafeBufferPointer<Float>, count: Int, dimensions: Int = 3) -> [Landmark] {
-        (0..<count).map { i in Landmark(x: raw[i * dimensions], y: raw[i * dimensions + 1], z: raw[i * dimensions + 2]) }
+        (0..<count).map { i in
+            Landmark(x: raw[i * dimensions], y: raw[i * dimensions + 1], z: raw[i * dimensions + 2])
+        }
     }
 
     @inline(__always) public static func sigmoid(_ x: Float) -> Float { 1 / (1 + FloatMath.exp(-x)) }
@@ -75,7 +79,8 @@ public enum HandLandmarksToRect {
         var minX = Float.greatestFiniteMagnitude, minY = Float.greatestFiniteMagnitude
         for lm in lms { maxX = max(maxX, lm.x); maxY = max(maxY, lm.y); minX = min(minX, lm.x); minY = min(minY, lm.y) }
         let cx = (maxX + minX) / 2, cy = (maxY + minY) / 2
-        maxX = .leastNormalMagnitude; maxY = .leastNormalMagnitude; minX = .greatestFiniteMagnitude; minY = .greatestFiniteMagnitude
+        maxX = .leastNormalMagnitude; maxY = .leastNormalMagnitude; minX = .greatestFiniteMagnitude;
+        minY = .greatestFiniteMagnitude
         let cr = FloatMath.cos(reverse), sr = FloatMath.sin(reverse)
         for lm in lms {
             let ox = (lm.x - cx) * w, oy = (lm.y - cy) * h
@@ -85,6 +90,7 @@ public enum HandLandmarksToRect {
         let pcx = (maxX + minX) / 2, pcy = (maxY + minY) / 2
         let centerX = pcx * FloatMath.cos(rotation) - pcy * FloatMath.sin(rotation) + w * cx
         let centerY = pcx * FloatMath.sin(rotation) + pcy * FloatMath.cos(rotation) + h * cy
-        return NormalizedRect(xCenter: centerX / w, yCenter: centerY / h, width: (maxX - minX) / w, height: (maxY - minY) / h, rotation: rotation)
+        return NormalizedRect(xCenter: centerX / w, yCenter: centerY / h, width: (maxX - minX) / w,
+                              height: (maxY - minY) / h, rotation: rotation)
     }
 }

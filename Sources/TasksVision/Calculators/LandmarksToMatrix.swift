@@ -9,12 +9,16 @@ import Darwin
 /// image's rotation about (0.5, 0.5), then normalization to the wrist with the larger of
 /// the x and y ranges. The result is laid out [x0, y0, z0, x1, ...] for the embedder.
 public enum LandmarksToMatrix {
-    public static func features(_ points: [SIMD3<Float>], imageWidth: Int?, imageHeight: Int?, rotation: Float) -> [Float] {
+    public static func features(_ points: [SIMD3<Float>], imageWidth: Int?, imageHeight: Int?,
+                                rotation: Float) -> [Float] {
         var p = points
         if let w = imageWidth, let h = imageHeight {
             let maxDim = Float(max(w, h))
             let sx = Float(w) / maxDim, sy = Float(h) / maxDim
-            p = p.map { SIMD3(Float((Double($0.x) - 0.5) * Double(sx) + 0.5), Float((Double($0.y) - 0.5) * Double(sy) + 0.5), $0.z) }
+            p = p.map {
+                SIMD3(Float((Double($0.x) - 0.5) * Double(sx) + 0.5), Float((Double($0.y) - 0.5) * Double(sy) + 0.5),
+                      $0.z)
+            }
         }
         let c = FloatMath.cos(rotation), s = FloatMath.sin(-rotation)
         p = p.map { q in

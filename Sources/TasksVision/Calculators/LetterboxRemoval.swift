@@ -16,7 +16,8 @@ public enum LetterboxRemoval {
     public static func detection(_ d: RawDetection, _ pad: LetterboxPadding) -> RawDetection {
         var out = d
         let sx = 1 - (pad.left + pad.right), sy = 1 - (pad.top + pad.bottom)
-        out.box = RelativeBox(xmin: (d.box.xmin - pad.left) / sx, ymin: (d.box.ymin - pad.top) / sy, width: d.box.width / sx, height: d.box.height / sy)
+        out.box = RelativeBox(xmin: (d.box.xmin - pad.left) / sx, ymin: (d.box.ymin - pad.top) / sy,
+                              width: d.box.width / sx, height: d.box.height / sy)
         out.keypoints = d.keypoints.map { point($0, pad) }
         return out
     }

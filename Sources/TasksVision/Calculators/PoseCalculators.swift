@@ -25,7 +25,8 @@ public enum AlignmentPointsRects {
 /// cell, the sigmoid-weighted mean of a kernel window replaces x and y when the
 /// window's peak confidence reaches `minConfidence`.
 public enum RefineLandmarksFromHeatmap {
-    public static func refine(_ lms: [NormalizedLandmark], heatmap: UnsafeBufferPointer<Float>, height: Int, width: Int, channels: Int,
+    public static func refine(_ lms: [NormalizedLandmark], heatmap: UnsafeBufferPointer<Float>, height: Int, width: Int,
+                              channels: Int,
                               kernelSize: Int = 7, minConfidence: Float = 0.5) -> [NormalizedLandmark] {
         var out = lms
         let offset = (kernelSize - 1) / 2
@@ -71,7 +72,8 @@ public struct LowPassFilter: Sendable {
     public init() {}
 
     public mutating func apply(_ value: Float, alpha: Float) -> Float {
-        let result: Float = initialized ? Float(Double(alpha * value) + (1.0 - Double(alpha)) * Double(storedValue)) : value
+        let result: Float = initialized
+            ? Float(Double(alpha * value) + (1.0 - Double(alpha)) * Double(storedValue)) : value
         initialized = true
         rawValue = value
         storedValue = result
@@ -134,16 +136,19 @@ public struct PoseLandmarkSmoother: Sendable {
         filters = []
     }
 
-    public mutating func smooth(_ lms: [NormalizedLandmark], world: [Landmark], roi: NormalizedRect, imageWidth: Int, imageHeight: Int,
+    public mutating func smooth(_ lms: [NormalizedLandmark], world: [Landmark], roi: NormalizedRect, imageWidth: Int,
+                                imageHeight: Int,
                                 timestampMicroseconds: Int64) -> ([NormalizedLandmark], [Landmark]) {
         let t = timestampMicroseconds * 1000
         if visibility.count != lms.count { visibility = Array(repeating: LowPassFilter(), count: lms.count) }
         if filters.count != lms.count * 3 {
-            filters = Array(repeating: OneEuroFilter(minCutoff: 0.05, beta: 80, derivateCutoff: 1), count: lms.count * 3)
+            filters = Array(repeating: OneEuroFilter(minCutoff: 0.05, beta: 80, derivateCutoff: 1),
+                            count: lms.count * 3)
         }
         if worldVisibility.count != world.count {
             worldVisibility = Array(repeating: LowPassFilter(), count: world.count)
-            worldFilters = Array(repeating: OneEuroFilter(minCutoff: 0.1, beta: 40, derivateCutoff: 1), count: world.count * 3)
+            worldFilters = Array(repeating: OneEuroFilter(minCutoff: 0.1, beta: 40, derivateCutoff: 1),
+                                 count: world.count * 3)
         }
         let W = Float(imageWidth), H = Float(imageHeight)
         var out = lms

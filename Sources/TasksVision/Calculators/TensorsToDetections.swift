@@ -24,16 +24,25 @@ public struct DetectionDecoding: Sendable, Equatable {
     public var scoreClipping: Float = 100
     public var minScore: Float
 
-    public static func faceShortRange(minScore: Float) -> Self { .init(numBoxes: 896, numCoords: 16, numKeypoints: 6, scale: 128, minScore: minScore) }
-    public static func faceFullRange(minScore: Float) -> Self { .init(numBoxes: 2304, numCoords: 16, numKeypoints: 6, scale: 192, minScore: minScore) }
-    public static func palm(minScore: Float) -> Self { .init(numBoxes: 2016, numCoords: 18, numKeypoints: 7, scale: 192, minScore: minScore) }
-    public static func pose(minScore: Float) -> Self { .init(numBoxes: 2254, numCoords: 12, numKeypoints: 4, scale: 224, minScore: minScore) }
+    public static func faceShortRange(minScore: Float) -> Self {
+        .init(numBoxes: 896, numCoords: 16, numKeypoints: 6, scale: 128, minScore: minScore)
+    }
+    public static func faceFullRange(minScore: Float) -> Self {
+        .init(numBoxes: 2304, numCoords: 16, numKeypoints: 6, scale: 192, minScore: minScore)
+    }
+    public static func palm(minScore: Float) -> Self {
+        .init(numBoxes: 2016, numCoords: 18, numKeypoints: 7, scale: 192, minScore: minScore)
+    }
+    public static func pose(minScore: Float) -> Self {
+        .init(numBoxes: 2254, numCoords: 12, numKeypoints: 4, scale: 224, minScore: minScore)
+    }
 }
 
 /// MediaPipe's `TensorsToDetectionsCalculator` (CPU path, one class, sigmoid scores).
 public enum TensorsToDetections {
     /// Decodes raw box regressors and score logits against the anchors, keeping detections scoring at least `minScore`.
-    public static func decode(boxes raw: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>, anchors: [Anchor],
+    public static func decode(boxes raw: UnsafeBufferPointer<Float>, scores: UnsafeBufferPointer<Float>,
+                              anchors: [Anchor],
                               options o: DetectionDecoding) -> [RawDetection] {
         var out: [RawDetection] = []
         let n = min(o.numBoxes, anchors.count, scores.count, raw.count / max(o.numCoords, 1))
@@ -55,7 +64,8 @@ public enum TensorsToDetections {
             var kps: [SIMD2<Float>] = []
             for k in 0..<o.numKeypoints {
                 let off = b + o.keypointOffset + k * o.valuesPerKeypoint
-                kps.append(SIMD2(raw[off] / o.scale * a.width + a.xCenter, raw[off + 1] / o.scale * a.height + a.yCenter))
+                kps.append(SIMD2(raw[off] / o.scale * a.width + a.xCenter,
+                                 raw[off + 1] / o.scale * a.height + a.yCenter))
             }
             out.append(RawDetection(score: score, classId: 0, box: box, keypoints: kps))
         }

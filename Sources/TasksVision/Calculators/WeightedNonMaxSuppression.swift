@@ -16,9 +16,12 @@ public enum WeightedNonMaxSuppression {
         return normalization > 0 ? intersection / normalization : 0
     }
 
-    public static func suppress(_ detections: [RawDetection], threshold: Float, maxDetections: Int = -1) -> [RawDetection] {
+    public static func suppress(_ detections: [RawDetection], threshold: Float,
+                                maxDetections: Int = -1) -> [RawDetection] {
         // Stable sort by descending score (ties keep decoding order).
-        var remaining = detections.indices.sorted { detections[$0].score > detections[$1].score || (detections[$0].score == detections[$1].score && $0 < $1) }
+        var remaining = detections.indices.sorted {
+            detections[$0].score > detections[$1].score || (detections[$0].score == detections[$1].score && $0 < $1)
+        }
         var output: [RawDetection] = []
         while !remaining.isEmpty {
             let top = detections[remaining[0]]

@@ -4,7 +4,8 @@ public struct RotatedRect: Sendable, Equatable {
     /// Radians, counter-clockwise positive as in MediaPipe.
     public var rotation: Float
     public init(centerX: Float, centerY: Float, width: Float, height: Float, rotation: Float) {
-        self.centerX = centerX; self.centerY = centerY; self.width = width; self.height = height; self.rotation = rotation
+        self.centerX = centerX; self.centerY = centerY; self.width = width; self.height = height;
+        self.rotation = rotation
     }
 }
 
@@ -12,7 +13,8 @@ public struct RotatedRect: Sendable, Equatable {
 public struct NormalizedRect: Sendable, Equatable, Codable {
     public var xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float
     public init(xCenter: Float, yCenter: Float, width: Float, height: Float, rotation: Float = 0) {
-        self.xCenter = xCenter; self.yCenter = yCenter; self.width = width; self.height = height; self.rotation = rotation
+        self.xCenter = xCenter; self.yCenter = yCenter; self.width = width; self.height = height;
+        self.rotation = rotation
     }
 }
 

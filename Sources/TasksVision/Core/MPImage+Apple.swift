@@ -14,7 +14,9 @@ extension MPImage {
             context.draw(cgImage, in: CGRect(x: 0, y: 0, width: width, height: height))
             return true
         }
-        guard drawn else { throw VisionTaskError.invalidImage("could not draw the CGImage of \(width)x\(height) into RGBA") }
+        guard drawn else {
+            throw VisionTaskError.invalidImage("could not draw the CGImage of \(width)x\(height) into RGBA")
+        }
         try self.init(pixels: pixels, width: width, height: height, pixelFormat: .rgba8, orientation: orientation)
     }
 }
@@ -34,11 +36,14 @@ extension MPImage {
         }
         CVPixelBufferLockBaseAddress(pixelBuffer, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(pixelBuffer, .readOnly) }
-        guard let base = CVPixelBufferGetBaseAddress(pixelBuffer) else { throw VisionTaskError.invalidImage("pixel buffer has no base address") }
+        guard let base = CVPixelBufferGetBaseAddress(pixelBuffer) else {
+            throw VisionTaskError.invalidImage("pixel buffer has no base address")
+        }
         let width = CVPixelBufferGetWidth(pixelBuffer), height = CVPixelBufferGetHeight(pixelBuffer)
         let stride = CVPixelBufferGetBytesPerRow(pixelBuffer)
         let bytes = Array(UnsafeRawBufferPointer(start: base, count: stride * height))
-        try self.init(pixels: bytes, width: width, height: height, pixelFormat: format, bytesPerRow: stride, orientation: orientation)
+        try self.init(pixels: bytes, width: width, height: height, pixelFormat: format, bytesPerRow: stride,
+                      orientation: orientation)
     }
 }
 #endif

@@ -46,17 +46,24 @@ public struct MPImage: @unchecked Sendable {
     public static let maximumPixelCount = 1 << 28
 
     static func validate(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int, available: Int) throws {
-        guard width > 0, height > 0 else { throw VisionTaskError.invalidImage("size \(width)x\(height) must be positive") }
+        guard width > 0, height > 0 else {
+            throw VisionTaskError.invalidImage("size \(width)x\(height) must be positive")
+        }
         guard width <= 1 << 16, height <= 1 << 16, width * height <= maximumPixelCount else {
-            throw VisionTaskError.invalidImage("size \(width)x\(height) is larger than the supported \(maximumPixelCount) pixels")
+            throw VisionTaskError.invalidImage(
+                "size \(width)x\(height) is larger than the supported \(maximumPixelCount) pixels")
         }
         let rowBytes = width * format.bytesPerPixel
         guard bytesPerRow >= rowBytes else {
-            throw VisionTaskError.invalidImage("bytesPerRow \(bytesPerRow) is smaller than width \(width) x \(format.bytesPerPixel) bytes per \(format.rawValue) pixel = \(rowBytes)")
+            throw VisionTaskError.invalidImage("bytesPerRow \(bytesPerRow) is smaller than width \(width) x "
+                                               + "\(format.bytesPerPixel) bytes per \(format.rawValue) pixel = "
+                                               + "\(rowBytes)")
         }
         let needed = bytesPerRow * (height - 1) + rowBytes
         guard available >= needed else {
-            throw VisionTaskError.invalidImage("buffer of \(available) bytes is shorter than the \(needed) bytes a \(width)x\(height) \(format.rawValue) image with bytesPerRow \(bytesPerRow) needs")
+            throw VisionTaskError.invalidImage("buffer of \(available) bytes is shorter than the \(needed) bytes a "
+                                               + "\(width)x\(height) \(format.rawValue) image with bytesPerRow "
+                                               + "\(bytesPerRow) needs")
         }
     }
 
@@ -64,7 +71,8 @@ public struct MPImage: @unchecked Sendable {
     public init(pixels: [UInt8], width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int? = nil,
                 orientation: ImageOrientation = .up) throws {
         let stride = bytesPerRow ?? width * pixelFormat.bytesPerPixel
-        try Self.validate(width: width, height: height, format: pixelFormat, bytesPerRow: stride, available: pixels.count)
+        try Self.validate(width: width, height: height, format: pixelFormat, bytesPerRow: stride,
+                          available: pixels.count)
         self.pixelWidth = width
         self.pixelHeight = height
         self.pixelFormat = pixelFormat
@@ -79,7 +87,8 @@ public struct MPImage: @unchecked Sendable {
     public init(borrowing buffer: UnsafeRawBufferPointer, width: Int, height: Int, pixelFormat: PixelFormat,
                 bytesPerRow: Int? = nil, orientation: ImageOrientation = .up) throws {
         let stride = bytesPerRow ?? width * pixelFormat.bytesPerPixel
-        try Self.validate(width: width, height: height, format: pixelFormat, bytesPerRow: stride, available: buffer.count)
+        try Self.validate(width: width, height: height, format: pixelFormat, bytesPerRow: stride,
+                          available: buffer.count)
         self.pixelWidth = width
         self.pixelHeight = height
         self.pixelFormat = pixelFormat
@@ -94,7 +103,8 @@ public struct MPImage: @unchecked Sendable {
                 orientation: orientation, storage: storage)
     }
 
-    init(pixelWidth: Int, pixelHeight: Int, pixelFormat: PixelFormat, bytesPerRow: Int, orientation: ImageOrientation, storage: Storage) {
+    init(pixelWidth: Int, pixelHeight: Int, pixelFormat: PixelFormat, bytesPerRow: Int, orientation: ImageOrientation,
+         storage: Storage) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.pixelFormat = pixelFormat
@@ -109,7 +119,8 @@ public struct MPImage: @unchecked Sendable {
         case .owned: return self
         case .borrowed(let b):
             let needed = bytesPerRow * (pixelHeight - 1) + pixelWidth * pixelFormat.bytesPerPixel
-            return MPImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
+            return MPImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixelFormat: pixelFormat,
+                           bytesPerRow: bytesPerRow,
                            orientation: orientation, storage: .owned(Array(b[0..<needed])))
         }
     }

@@ -21,8 +21,10 @@ public enum ImageToTensor {
         let src = PerspectiveTransform.boxPoints(roi)
         let w = Float(width), h = Float(height)
         let zero: Float = 0
-        let dst: [(Float, Float)] = flipHorizontally ? [(w, h), (w, zero), (zero, zero), (zero, h)] : [(zero, h), (zero, zero), (w, zero), (w, h)]
-        guard let forward = PerspectiveTransform.perspective(from: src, to: dst), let m = PerspectiveTransform.invert3x3(forward) else {
+        let dst: [(Float, Float)] = flipHorizontally
+            ? [(w, h), (w, zero), (zero, zero), (zero, h)] : [(zero, h), (zero, zero), (w, zero), (w, h)]
+        guard let forward = PerspectiveTransform.perspective(from: src, to: dst),
+            let m = PerspectiveTransform.invert3x3(forward) else {
             return out
         }
         guard m.count == 9, image.pixelWidth > 0, image.pixelHeight > 0 else { return out }
@@ -31,7 +33,8 @@ public enum ImageToTensor {
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
             let source = PerspectiveWarp.Source(base: base, width: image.pixelWidth, height: image.pixelHeight,
                                                 bytesPerRow: image.bytesPerRow,
-                                                bytesPerPixel: image.pixelFormat.bytesPerPixel, channelOffsets: (ro, go, bo))
+                                                bytesPerPixel: image.pixelFormat.bytesPerPixel,
+                                                channelOffsets: (ro, go, bo))
             out.withUnsafeMutableBufferPointer { o in
                 guard let dst = o.baseAddress else { return }
                 PerspectiveWarp.run(source, matrix: m, width: width, height: height, border: border, into: dst)
@@ -48,7 +51,8 @@ public enum ImageToTensor {
 
     /// MediaPipe's `PadRoi`: grows the ROI to the tensor's aspect ratio and returns the
     /// letterbox padding (left, top, right, bottom) as fractions of the tensor.
-    public static func padRoi(_ roi: inout RotatedRect, tensorWidth: Int, tensorHeight: Int) -> (left: Float, top: Float, right: Float, bottom: Float) {
+    public static func padRoi(_ roi: inout RotatedRect, tensorWidth: Int,
+                              tensorHeight: Int) -> (left: Float, top: Float, right: Float, bottom: Float) {
         let tensorAspect = Float(tensorHeight) / Float(tensorWidth)
         let roiAspect = roi.height / roi.width
         var vertical: Float = 0, horizontal: Float = 0
@@ -64,7 +68,8 @@ public enum ImageToTensor {
 
     /// MediaPipe's `GetRotatedSubRectToRectTransformMatrix`: maps normalized tensor
     /// coordinates to normalized image coordinates (row-major 4x4).
-    public static func transformMatrix(_ r: RotatedRect, imageWidth: Int, imageHeight: Int, flipHorizontally: Bool) -> [Float] {
+    public static func transformMatrix(_ r: RotatedRect, imageWidth: Int, imageHeight: Int,
+                                       flipHorizontally: Bool) -> [Float] {
         let a = r.width, b = r.height
         let flip: Float = flipHorizontally ? -1 : 1
         let c = FloatMath.cos(r.rotation), d = FloatMath.sin(r.rotation)
@@ -89,7 +94,8 @@ public enum ImageToTensor {
             nh = 1 * Float(image.pixelWidth) / Float(image.pixelHeight)
         }
         return RotatedRect(centerX: 0.5 * Float(image.pixelWidth), centerY: 0.5 * Float(image.pixelHeight),
-                           width: nw * Float(image.pixelWidth), height: nh * Float(image.pixelHeight), rotation: rotation)
+                           width: nw * Float(image.pixelWidth), height: nh * Float(image.pixelHeight),
+                           rotation: rotation)
     }
 }
 

@@ -144,9 +144,12 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
     static func displayDetection(_ d: RawDetection, image: MPImage) -> Detection {
         let o = image.orientation
         let b = d.box
-        let corners = [(b.xmin, b.ymin), (b.xmin + b.width, b.ymin + b.height)].map { o.displayPoint(fromStored: (x: $0.0, y: $0.1)) }
+        let corners = [(b.xmin, b.ymin), (b.xmin + b.width, b.ymin + b.height)].map {
+            o.displayPoint(fromStored: (x: $0.0, y: $0.1))
+        }
         let xmin = min(corners[0].x, corners[1].x), ymin = min(corners[0].y, corners[1].y)
-        let box = RelativeBox(xmin: xmin, ymin: ymin, width: max(corners[0].x, corners[1].x) - xmin, height: max(corners[0].y, corners[1].y) - ymin)
+        let box = RelativeBox(xmin: xmin, ymin: ymin, width: max(corners[0].x, corners[1].x) - xmin,
+                              height: max(corners[0].y, corners[1].y) - ymin)
         let displayBox = o == .up ? b : box
         let keypoints = d.keypoints.map { k -> NormalizedKeypoint in
             let p = o.displayPoint(fromStored: (x: k.x, y: k.y))

@@ -39,7 +39,8 @@ public final class GestureRecognizerOptions: TaskOptions, HandTrackingOptions, @
 /// Both methods are optional, as in MediaPipe: `didFinishGestureRecognition` is the name in
 /// MediaPipe's headers, `didFinishRecognition` the one its iOS guide shows; both are called.
 public protocol GestureRecognizerLiveStreamDelegate: AnyObject {
-    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer, didFinishGestureRecognition result: GestureRecognizerResult?,
+    func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
+                           didFinishGestureRecognition result: GestureRecognizerResult?,
                            timestampInMilliseconds: Int, error: Error?)
     func gestureRecognizer(_ gestureRecognizer: GestureRecognizer,
                            didFinishRecognition result: GestureRecognizerResult?,
@@ -68,7 +69,8 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
 
     public init(gestures: [[ResultCategory]], handedness: [[ResultCategory]], landmarks: [[NormalizedLandmark]],
                 worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
-        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.handedness = handedness; self.gestures = gestures
+        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.handedness = handedness;
+        self.gestures = gestures
         self.timestampInMilliseconds = timestampInMilliseconds
     }
 
@@ -143,7 +145,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         let pipeline = try HandPipeline(source: source.contains("hand_landmarker.task")
                                             ? try source.nested("hand_landmarker.task") : source,
                                         threads: options.baseOptions.threads, settings: options.handSettings)
-        let gestures = source.contains("hand_gesture_recognizer.task") ? try source.nested("hand_gesture_recognizer.task") : source
+        let gestures = source.contains("hand_gesture_recognizer.task")
+            ? try source.nested("hand_gesture_recognizer.task") : source
         for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
             throw VisionTaskError.invalidModel("\(gestures.name) has no \(name) (a gesture recognizer bundle holds "
                 + "hand_landmarker.task and hand_gesture_recognizer.task, which holds gesture_embedder.tflite and "
@@ -159,10 +162,12 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
             let model = try gestures.model(name)
             let interpreter = try Interpreter(model: model, options: .init(threads: 1))
             guard interpreter.inputs.first?.elementCount == embeddingSize else {
-                throw VisionTaskError.invalidModel("\(name) input \(interpreter.inputs.first?.shape ?? []) does not take the embedding")
+                throw VisionTaskError.invalidModel(
+                    "\(name) input \(interpreter.inputs.first?.shape ?? []) does not take the embedding")
             }
             let files = try model.associatedFiles()
-            let labelFile = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil } ?? files.keys.sorted().first
+            let labelFile = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil }
+                ?? files.keys.sorted().first
             let labels = labelFile.flatMap { files[$0] }.map {
                 String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
             } ?? []
@@ -241,7 +246,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
             landmarkPoints = hand.landmarks.map { SIMD3($0.x, $0.y, $0.z) }
             worldPoints = hand.worldLandmarks.map { SIMD3($0.x, $0.y, $0.z) }
         }
-        let features = LandmarksToMatrix.features(landmarkPoints, imageWidth: size.0, imageHeight: size.1, rotation: rotation)
+        let features = LandmarksToMatrix.features(landmarkPoints, imageWidth: size.0, imageHeight: size.1,
+                                                  rotation: rotation)
         let world = LandmarksToMatrix.features(worldPoints, imageWidth: nil, imageHeight: nil, rotation: rotation)
         // HandednessToMatrix: the probability of "Right".
         let h = hand.handedness

@@ -52,7 +52,8 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
     public var trackingIds: [Int]?
     public var timestampInMilliseconds: Int
 
-    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]], timestampInMilliseconds: Int = 0) {
+    public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]],
+                timestampInMilliseconds: Int = 0) {
         self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.handedness = handedness
         self.timestampInMilliseconds = timestampInMilliseconds
     }
@@ -114,7 +115,8 @@ public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @uncheck
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.handLandmarkerLiveStreamDelegate?.handLandmarker(self, didFinishDetection: try? result.get(),
-                                                                           timestampInMilliseconds: timestamp, error: result.error)
+                                                                           timestampInMilliseconds: timestamp,
+                                                                           error: result.error)
         }
     }
 
@@ -141,7 +143,8 @@ public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @uncheck
     }
 
     func result(_ found: [HandPipeline.Hand], image: MPImage, timestamp: Int) -> HandLandmarkerResult {
-        var result = HandLandmarkerResult(landmarks: [], worldLandmarks: [], handedness: [], timestampInMilliseconds: timestamp)
+        var result = HandLandmarkerResult(landmarks: [], worldLandmarks: [], handedness: [],
+                                          timestampInMilliseconds: timestamp)
         for h in found {
             let d = HandPipeline.display(h, orientation: image.orientation)
             result.landmarks.append(d.landmarks)

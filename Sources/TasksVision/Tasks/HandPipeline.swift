@@ -63,7 +63,8 @@ final class HandPipeline: RegionFramedPipeline {
         landmarkModel = try ModelResources(model: try source.model("hand_landmarks_detector.tflite"), threads: threads)
         guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
               landmarkModel.interpreter.outputs[3].elementCount == 63 else {
-            throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
+            throw VisionTaskError.invalidModel(
+                "\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
         }
         palm = try Self.palmStage(palmModel, minScore: settings.minHandDetectionConfidence)
         landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
@@ -124,12 +125,17 @@ final class HandPipeline: RegionFramedPipeline {
         let raw = interpreter.withOutput(2) { $0[0] }
         let handedness = raw > 0.5 ? ResultCategory(index: 0, score: raw, categoryName: "Right", displayName: "Right")
             : ResultCategory(index: 1, score: Float(1.0 - Double(raw)), categoryName: "Left", displayName: "Left")
-        let local = interpreter.withOutput(0) { TensorsToLandmarks.normalized($0, count: 21, dimensions: 3, inputWidth: size.0, inputHeight: size.1, normalizeZ: 0.4) }
+        let local = interpreter.withOutput(0) {
+            TensorsToLandmarks.normalized($0, count: 21, dimensions: 3, inputWidth: size.0, inputHeight: size.1,
+                                          normalizeZ: 0.4)
+        }
         let world = interpreter.withOutput(3) { TensorsToLandmarks.world($0, count: 21) }
         let projected = LandmarkProjection.project(local, rect: rect)
-        let next = RectTransformation.handNextFrame.apply(HandLandmarksToRect.rect(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),
-                                                          imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        return Hand(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect), handedness: handedness,
+        let next = RectTransformation.handNextFrame.apply(
+            HandLandmarksToRect.rect(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),
+            imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        return Hand(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
+                    handedness: handedness,
                     presence: presence, nextFrameRect: next)
     }
 
@@ -149,7 +155,9 @@ final class HandPipeline: RegionFramedPipeline {
         // the caches, so the crops read it while one fetch of its pixels serves them all.
         let crops = rects.map { crop(image, rect: $0.rect) }
         let found = zip(rects, crops).compactMap { r, pixels in
-            pixels.flatMap { landmarks(image, rect: r.rect, crop: $0) }.map { h in var h = h; h.trackId = r.id; return h }
+            pixels.flatMap { landmarks(image, rect: r.rect, crop: $0) }.map { h in
+                var h = h; h.trackId = r.id; return h
+            }
         }
         var kept = HandDeduplication.kept(found.map(\.landmarks), imageWidth: image.pixelWidth,
                                           imageHeight: image.pixelHeight)
@@ -173,7 +181,8 @@ final class HandPipeline: RegionFramedPipeline {
     }
 
     /// Converts a hand from stored-pixel coordinates to the displayed image.
-    static func display(_ hand: Hand, orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
+    static func display(_ hand: Hand,
+                        orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
         if o == .up { return (hand.landmarks, hand.worldLandmarks) }
         let landmarks = hand.landmarks.map { lm -> NormalizedLandmark in
             var out = lm

@@ -99,7 +99,8 @@ public struct Pose: Sendable, Equatable, Codable {
 
     /// The landmark of a type (every pose has all 33).
     public func landmark(ofType type: PoseLandmarkType) -> PoseLandmark {
-        landmarks.first { $0.type == type } ?? PoseLandmark(type: type, position: Vision3DPoint(x: 0, y: 0, z: 0), inFrameLikelihood: 0)
+        landmarks.first { $0.type == type }
+            ?? PoseLandmark(type: type, position: Vision3DPoint(x: 0, y: 0, z: 0), inFrameLikelihood: 0)
     }
 }
 

@@ -60,7 +60,8 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
     public var timestampInMilliseconds: Int
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
-        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks; self.timestampInMilliseconds = timestampInMilliseconds
+        self.landmarks = landmarks; self.worldLandmarks = worldLandmarks;
+        self.timestampInMilliseconds = timestampInMilliseconds
     }
 
     enum CodingKeys: String, CodingKey { case landmarks, worldLandmarks, trackingIds }
@@ -128,7 +129,8 @@ public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @uncheck
             guard let self else { return }
             self.options.resultCallback?(result, timestamp)
             self.options.poseLandmarkerLiveStreamDelegate?.poseLandmarker(self, didFinishDetection: try? result.get(),
-                                                                           timestampInMilliseconds: timestamp, error: result.error)
+                                                                           timestampInMilliseconds: timestamp,
+                                                                           error: result.error)
         }
     }
 

@@ -50,11 +50,13 @@ final class PosePipeline: RegionFramedPipeline {
     /// MediaPipe does not take, are always projected.)
     let rotatedDetectionAsMediaPipe: Bool
 
-    init(source: ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float, minPosePresenceConfidence: Float,
+    init(source: ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float,
+         minPosePresenceConfidence: Float,
          minTrackingConfidence: Float, rotatedDetectionAsMediaPipe: Bool) throws {
         self.rotatedDetectionAsMediaPipe = rotatedDetectionAsMediaPipe
         for name in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] where !source.contains(name) {
-            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds pose_detector.tflite and pose_landmarks_detector.tflite)")
+            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds "
+                                               + "pose_detector.tflite and pose_landmarks_detector.tflite)")
         }
         let detectorModel = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
         landmarkModel = try ModelResources(model: try source.model("pose_landmarks_detector.tflite"), threads: threads)
@@ -65,8 +67,10 @@ final class PosePipeline: RegionFramedPipeline {
                 "\(detectorModel.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
         }
         let outs = landmarkModel.interpreter.outputs
-        guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4, outs[3].shape[3] == 39 else {
-            throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
+        guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4,
+            outs[3].shape[3] == 39 else {
+            throw VisionTaskError.invalidModel(
+                "\(landmarkModel.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
         }
         detector = DetectorStage(resources: detectorModel, anchors: SsdAnchors.generate(.pose),
                                  decoding: .pose(minScore: minPoseDetectionConfidence),
@@ -88,8 +92,10 @@ final class PosePipeline: RegionFramedPipeline {
         let asMediaPipe = image.orientation == .up || (rotatedDetectionAsMediaPipe && !image.orientation.isMirrored)
         let located = asMediaPipe ? found.letterboxRemoved() : found.projected()
         return located.prefix(numPoses).map { d in
-            let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1], imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-            return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+            let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1],
+                                              imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+            return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r,
+                imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         }
     }
 
@@ -97,7 +103,8 @@ final class PosePipeline: RegionFramedPipeline {
     func landmarks(_ image: MPImage, rect: NormalizedRect) -> Pose? {
         let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
         guard rect.width > 0 || rect.height > 0 else { return nil }
-        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W, height: rect.height * H, rotation: rect.rotation)
+        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
+                              height: rect.height * H, rotation: rect.rotation)
         let (tw, th) = (landmarkModel.inputWidth, landmarkModel.inputHeight)
         let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: .replicate)
         let interpreter = landmarkModel.interpreter
@@ -106,11 +113,13 @@ final class PosePipeline: RegionFramedPipeline {
         let presence = interpreter.withOutput(1) { $0[0] }
         guard presence > minPosePresenceConfidence else { return nil }
         let raw = interpreter.withOutput(0) {
-            TensorsToLandmarks.normalized($0, count: 39, dimensions: 5, inputWidth: tw, inputHeight: th, normalizeZ: 1, visibilityPresenceSigmoid: true)
+            TensorsToLandmarks.normalized($0, count: 39, dimensions: 5, inputWidth: tw, inputHeight: th, normalizeZ: 1,
+                                          visibilityPresenceSigmoid: true)
         }
         let heatShape = interpreter.outputs[3].shape
         let refined = interpreter.withOutput(3) {
-            RefineLandmarksFromHeatmap.refine(raw, heatmap: $0, height: heatShape[1], width: heatShape[2], channels: heatShape[3])
+            RefineLandmarksFromHeatmap.refine(raw, heatmap: $0, height: heatShape[1], width: heatShape[2],
+                                              channels: heatShape[3])
         }
         var world = interpreter.withOutput(4) { TensorsToLandmarks.world($0, count: 33) }
         for i in 0..<33 {
@@ -119,9 +128,11 @@ final class PosePipeline: RegionFramedPipeline {
         }
         let projected = LandmarkProjection.project(Array(refined[0..<33]), rect: rect)
         let auxiliary = LandmarkProjection.project(Array(refined[33..<35]), rect: rect)
-        let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y), scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
+        let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y),
+                                             scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
                                              imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next,
+            imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         var pose = Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
                         auxiliary: auxiliary, presence: presence, nextFrameRect: nextRect)
         if wantsSegmentation { pose.segmentationMask = segmentationMask(image, roi: roi) }
@@ -148,8 +159,10 @@ final class PosePipeline: RegionFramedPipeline {
             if wantsSegmentation && smoothsSegmentation { smoothSegmentation(&poses) }
             if numPoses == 1 {
                 if let p = poses.first {
-                    let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect, imageWidth: image.pixelWidth,
-                                            imageHeight: image.pixelHeight, timestampMicroseconds: Int64(timestampMilliseconds) * 1000)
+                    let s = smoother.smooth(p.landmarks, world: p.worldLandmarks, roi: p.nextFrameRect,
+                                            imageWidth: image.pixelWidth,
+                                            imageHeight: image.pixelHeight,
+                                            timestampMicroseconds: Int64(timestampMilliseconds) * 1000)
                     poses[0].landmarks = s.0
                     poses[0].worldLandmarks = s.1
                 } else {
@@ -166,9 +179,11 @@ final class PosePipeline: RegionFramedPipeline {
     }
 
     /// Converts a pose from stored-pixel coordinates to the displayed image.
-    static func display(_ pose: Pose, orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
+    static func display(_ pose: Pose,
+                        orientation o: ImageOrientation) -> (landmarks: [NormalizedLandmark], world: [Landmark]) {
         let hand = HandPipeline.Hand(landmarks: pose.landmarks, worldLandmarks: pose.worldLandmarks,
-                                     handedness: ResultCategory(index: 0, score: 0), presence: pose.presence, nextFrameRect: pose.nextFrameRect)
+                                     handedness: ResultCategory(index: 0, score: 0), presence: pose.presence,
+                                     nextFrameRect: pose.nextFrameRect)
         return HandPipeline.display(hand, orientation: o)
     }
 

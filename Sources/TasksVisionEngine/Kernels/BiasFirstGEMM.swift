@@ -47,7 +47,8 @@ struct BiasFirstGEMM {
     /// `weights` is [columns, k] row-major (a TFLite CONV_2D or FULLY_CONNECTED filter).
     /// `rowsPerCall` and `columnBlock` are the caller's preferred call shape; they shrink
     /// when the product is too deep for the packed kernels.
-    init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, k: Int, columns: Int, rowsPerCall: Int, columnBlock: Int) {
+    init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, k: Int, columns: Int, rowsPerCall: Int,
+         columnBlock: Int) {
         hasBias = bias != nil
         depth = k + (bias != nil ? 1 : 0)
         self.columns = columns
@@ -109,7 +110,8 @@ struct BiasFirstGEMM {
     /// The product for `rows` input rows of K floats, `stride` apart: read in place, or with a
     /// bias first copied behind their 1 into `scratch`.
     @inline(__always)
-    func multiply(rowsOf src: UnsafePointer<Float>, stride: Int, rows: Int, into out: UnsafeMutablePointer<Float>, ldc: Int,
+    func multiply(rowsOf src: UnsafePointer<Float>, stride: Int, rows: Int, into out: UnsafeMutablePointer<Float>,
+                  ldc: Int,
                   scratch: UnsafeMutablePointer<Float>) {
         guard hasBias else {
             multiply(src, lda: stride, rows: rows, into: out, ldc: ldc, scratch: scratch)

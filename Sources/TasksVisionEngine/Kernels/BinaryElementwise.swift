@@ -112,7 +112,9 @@ final class BinaryElementwiseLayer: Layer {
         let py = [Int](repeating: 1, count: n - y.count) + y
         var out: [Int] = []
         for i in 0..<n {
-            if px[i] == py[i] || py[i] == 1 { out.append(px[i]) } else if px[i] == 1 { out.append(py[i]) } else { return nil }
+            if px[i] == py[i] || py[i] == 1 { out.append(px[i]) } else if px[i] == 1 { out.append(py[i]) } else {
+                return nil
+            }
         }
         return out
     }

@@ -9,7 +9,8 @@ final class ConcatenationLayer: Layer {
     let channels: Int
     let count: Int
 
-    init(inputs: [(UnsafePointer<Float>, Int)], output: UnsafeMutablePointer<Float>, outer: Int, channels: Int, epilogue: Epilogue) {
+    init(inputs: [(UnsafePointer<Float>, Int)], output: UnsafeMutablePointer<Float>, outer: Int, channels: Int,
+         epilogue: Epilogue) {
         self.inputs = inputs.map { (pointer: $0.0, block: $0.1) }
         self.output = output
         self.outer = outer

@@ -13,7 +13,8 @@ struct ConvGeometry: Equatable {
     var padTop: Int, padLeft: Int
 
     /// TFLite's padding rule: SAME pads `max((out-1)*stride + k_eff - in, 0)`, the smaller half first.
-    static func padding(_ p: Padding, input: Int, kernel: Int, stride: Int, dilation: Int) -> (out: Int, before: Int, after: Int) {
+    static func padding(_ p: Padding, input: Int, kernel: Int, stride: Int,
+                        dilation: Int) -> (out: Int, before: Int, after: Int) {
         let effective = (kernel - 1) * dilation + 1
         switch p {
         case .same:
@@ -42,7 +43,9 @@ struct ConvGeometry: Equatable {
 /// packing them, 1.1x to 1.8x faster on these shapes (measured on Zen 4 against the packed
 /// path; with 8 output channels or fewer they are slower, so those stay packed).
 final class Conv2DLayer: Layer, CustomStringConvertible {
-    var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)" }
+    var description: String {
+        "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC) tile \(tileRows)"
+    }
     let kind = "CONV_2D"
     let g: ConvGeometry
     let input: UnsafeMutablePointer<Float>
@@ -140,7 +143,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             gemm = nil
             afterGEMM = epilogue
         } else {
-            gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: k, columns: g.outC, rowsPerCall: rows, columnBlock: columnBlock)
+            gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: k, columns: g.outC, rowsPerCall: rows,
+                                 columnBlock: columnBlock)
             afterGEMM = epilogue.withoutBias
         }
     }
@@ -176,7 +180,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 parallelFor(rowParts * columnParts, context: context) { item, _ in
                     let r = item / columnParts, c = item % columnParts
                     let r0 = r * pixels / rowParts, r1 = (r + 1) * pixels / rowParts
-                    packed.multiply(input + r0 * g.inC, lda: g.inC, rows: r1 - r0, into: output + r0 * g.outC, ldc: g.outC,
+                    packed.multiply(input + r0 * g.inC, lda: g.inC, rows: r1 - r0, into: output + r0 * g.outC,
+                                    ldc: g.outC,
                                     firstRow: r0, slice: (c * blocks / columnParts)..<((c + 1) * blocks / columnParts))
                 }
                 return
@@ -190,7 +195,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             }
             return
         }
-        parallelFor(tileCount, context: context) { item, worker in tile(item, scratch: context.scratch(forWorker: worker)) }
+        parallelFor(tileCount, context: context) { item, worker in
+            tile(item, scratch: context.scratch(forWorker: worker))
+        }
     }
 
     /// Whether calls for short runs of pixels (an image row) cost no more than tiles: each tile is
@@ -198,7 +205,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     var runsCostLikeTiles: Bool {
         if packed != nil { return pointwise }
         guard let gemm, pointwise else { return false }
-        return gemm.columnBlock == g.outC && tileRows * gemm.paddedColumns * gemm.depth <= BiasFirstGEMM.smallMatrixLimit
+        return gemm.columnBlock == g.outC
+            && tileRows * gemm.paddedColumns * gemm.depth <= BiasFirstGEMM.smallMatrixLimit
     }
 
     /// Output tiles per run (over all images).
@@ -211,21 +219,24 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         let tilesPerImage = (pixels + tileRows - 1) / tileRows
         let n = item / tilesPerImage
         let p0 = (item % tilesPerImage) * tileRows
-        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC, scratch: scratch,
+        compute(image: n, firstPixel: p0, count: min(tileRows, pixels - p0), into: output + (n * pixels + p0) * g.outC,
+                scratch: scratch,
                 ledInput: ledInput)
     }
 
     /// Output pixels `p0..<p0 + count` of image `n`, written to `out` (`g.outC` floats per pixel),
     /// epilogue included; any run of pixels gives the same values as whole tiles.
     @inline(__always)
-    func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
+    func compute(image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>,
+                 scratch: UnsafeMutablePointer<Float>,
                  ledInput: UnsafePointer<Float>? = nil) {
         if let packed {
             var done = 0
             while done < count {
                 let rows = min(tileRows, count - done), p = p0 + done, first = n * pixels + p
                 if pointwise {
-                    packed.multiply(input + first * g.inC, lda: g.inC, rows: rows, into: out + done * g.outC, ldc: g.outC, firstRow: first)
+                    packed.multiply(input + first * g.inC, lda: g.inC, rows: rows, into: out + done * g.outC,
+                                    ldc: g.outC, firstRow: first)
                 } else {
                     windows(packed, image: n, firstPixel: p, count: rows, into: out + done * g.outC, scratch: scratch)
                 }
@@ -240,11 +251,14 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             let o = out + done * g.outC
             if !pointwise {
                 im2col(image: n, firstPixel: p, rows: rows, into: scratch, leadingOne: gemm.hasBias)
-                gemm.multiply(scratch, lda: gemm.depth, rows: rows, into: o, ldc: g.outC, scratch: scratch + rows * gemm.depth)
+                gemm.multiply(scratch, lda: gemm.depth, rows: rows, into: o, ldc: g.outC,
+                              scratch: scratch + rows * gemm.depth)
             } else if gemm.hasBias, let ledInput {
-                gemm.multiply(ledInput + (n * pixels + p) * gemm.depth, lda: gemm.depth, rows: rows, into: o, ldc: g.outC, scratch: scratch)
+                gemm.multiply(ledInput + (n * pixels + p) * gemm.depth, lda: gemm.depth, rows: rows, into: o,
+                              ldc: g.outC, scratch: scratch)
             } else {
-                gemm.multiply(rowsOf: input + (n * pixels + p) * g.inC, stride: g.inC, rows: rows, into: o, ldc: g.outC, scratch: scratch)
+                gemm.multiply(rowsOf: input + (n * pixels + p) * g.inC, stride: g.inC, rows: rows, into: o, ldc: g.outC,
+                              scratch: scratch)
             }
             afterGEMM.apply(o, rows: rows, channels: g.outC, stride: g.outC, firstRow: n * pixels + p)
             done += rows
@@ -268,7 +282,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// by row index), the im2col rows of the whole call go in one product, then to their pixels:
     /// under SAME padding every output row ends in such a pixel, one call each otherwise.
     @inline(__always)
-    func windows(_ packed: PackedGEMM, image n: Int, firstPixel p0: Int, count: Int, into out: UnsafeMutablePointer<Float>,
+    func windows(_ packed: PackedGEMM, image n: Int, firstPixel p0: Int, count: Int,
+                 into out: UnsafeMutablePointer<Float>,
                  scratch: UnsafeMutablePointer<Float>) {
         let c = g.inC, interior = interiorColumns
         let base = input + n * g.inH * g.inW * c
@@ -285,7 +300,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 let o = out + done * g.outC, first = n * pixels + p
                 if rowsInside && interior.contains(ox) {
                     let run = min(rowLeft, interior.upperBound - ox)
-                    packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c, rows: run,
+                    packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c,
+                                    rows: run,
                                     into: o, ldc: g.outC, firstRow: first, segments: g.kH, segmentStride: g.inW * c)
                     done += run
                     continue
@@ -330,7 +346,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 let ix0 = ox * g.strideW - g.padLeft
                 var acc = SIMD8<Float>()
                 var rest: Float = 0
-                if rowsInside && ix0 >= 0 && ix0 + (g.kW - 1) * g.dilationW < g.inW && c == 8 && g.kH == 3 && g.kW == 3 {
+                if rowsInside && ix0 >= 0 && ix0 + (g.kW - 1) * g.dilationW < g.inW && c == 8 && g.kH == 3
+                    && g.kW == 3 {
                     // The pose heads' shape (3x3 over 8 channels), unrolled: 9 taps of one vector each.
                     let p = image + (iy0 * g.inW + ix0) * 8
                     for t in 0..<9 {
@@ -371,7 +388,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         for _ in 0..<rows {
             if leadingOne { d[0] = 1; d += 1 }
             let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
-            if g.dilationW == 1 && iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH && ix0 >= 0 && ix0 + g.kW <= g.inW {
+            if g.dilationW == 1 && iy0 >= 0 && iy0 + (g.kH - 1) * g.dilationH < g.inH && ix0 >= 0
+                && ix0 + g.kW <= g.inW {
                 // All taps inside: kH contiguous runs. A run's last partial vector is copied as the
                 // vector ending at the run's end (overlapping the one before), not float by float.
                 var src = base + (iy0 &* g.inW &+ ix0) &* c

@@ -64,7 +64,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// Padded width of a band's copy of the convolution rows it reads.
     let bandPitch: Int
 
-    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil, convolutionOutputRead: Bool = true,
+    init(_ convolution: Conv2DLayer, _ depthwise: DepthwiseConv2DLayer, projection: Conv2DLayer? = nil,
+         convolutionOutputRead: Bool = true,
          depthwiseOutputRead: Bool = true, threads: Int = 1) {
         self.convolution = convolution
         self.depthwise = depthwise
@@ -99,7 +100,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     /// Floats of one band's zero-bordered copy (the largest band).
     var bandCopyFloats: Int {
         guard bands > 1 else { return 0 }
-        return (0..<bands).map { bandInputRows($0) }.map { ($0.bottom - $0.top) * bandPitch * depthwise.g.inC }.max() ?? 0
+        return (0..<bands).map { bandInputRows($0) }.map { ($0.bottom - $0.top) * bandPitch * depthwise.g.inC }.max()
+            ?? 0
     }
 
     /// Floats of the led depthwise output (pixels x (channels + 1)).
@@ -120,7 +122,9 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
     func run(_ context: RunContext) {
         if context.threads == 1 { runInterleaved(context); return }
         if bands > 1 {
-            parallelFor(bands, context: context) { b, worker in runBand(b, scratch: context.scratch(forWorker: worker)) }
+            parallelFor(bands, context: context) { b, worker in
+                runBand(b, scratch: context.scratch(forWorker: worker))
+            }
             return
         }
         runApart(context)
@@ -139,7 +143,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
                    innerRows: min(bottom, d.inH) - max(top, 0), innerWidth: d.inW * c)
         var next = rows.lowerBound
         for y in max(top, 0)..<min(bottom, d.inH) {
-            convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: copy + ((y - top) * bandPitch + d.padLeft) * c,
+            convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW,
+                                into: copy + ((y - top) * bandPitch + d.padLeft) * c,
                                 scratch: gemmScratch)
             // Depthwise rows whose last input row is now there (or lies in the padding below).
             while next < rows.upperBound && min(next * d.strideH - d.padTop + d.kH - 1, d.inH - 1) <= y {
@@ -178,7 +183,8 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
             phase(convolution) {
                 depthwise.zeroPaddedBorders(copy)
                 parallelFor(d.inH, context: context) { y, worker in
-                    convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy),
+                    convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW,
+                                        into: depthwise.paddedRow(y, in: copy),
                                         scratch: context.scratch(forWorker: worker) + convolutionScratchOffset)
                 }
             }
@@ -217,14 +223,16 @@ final class ConvolutionThenDepthwiseLayer: Layer, CustomStringConvertible {
         func project(upTo doneRows: Int) {
             guard let projection else { return }
             let done = doneRows == d.outH ? projection.pixels : doneRows * d.outW
-            while projected < projection.tileCount && min((projected + 1) * projection.tileRows, projection.pixels) <= done {
+            while projected < projection.tileCount
+                && min((projected + 1) * projection.tileRows, projection.pixels) <= done {
                 projection.tile(projected, scratch: scratch, ledInput: led)
                 projected += 1
             }
         }
         if let copy {
             for y in 0..<d.inH {
-                convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW, into: depthwise.paddedRow(y, in: copy), scratch: scratch)
+                convolution.compute(image: 0, firstPixel: y * d.inW, count: d.inW,
+                                    into: depthwise.paddedRow(y, in: copy), scratch: scratch)
                 depthwiseRows(upTo: y + 1)
                 project(upTo: next)
             }

@@ -6,7 +6,8 @@ final class DepthToSpaceLayer: Layer {
     let output: UnsafeMutablePointer<Float>
     let batch: Int, inH: Int, inW: Int, inC: Int, block: Int
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batch: Int, inH: Int, inW: Int, inC: Int, block: Int) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batch: Int, inH: Int, inW: Int, inC: Int,
+         block: Int) {
         self.input = input
         self.output = output
         self.batch = batch; self.inH = inH; self.inW = inW; self.inC = inC; self.block = block

@@ -13,7 +13,9 @@ import TasksVisionKernels
 ///   channel plane, one `saxpy` per tap over a whole plane (faster than the emulation);
 /// - depth multipliers and dilation: `rowWithMultiplier`, scalar, each tap `fusedMultiplyAdd`.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
-    var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)" }
+    var description: String {
+        "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)"
+    }
     let kind = "DEPTHWISE_CONV_2D"
     let g: ConvGeometry
     let multiplier: Int
@@ -38,7 +40,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let rowKernel: ((DepthwiseRowArguments) -> Void)?
 
     /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests).
-    init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
+    init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
+         output: UnsafeMutablePointer<Float>,
          weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true, kernels: Microkernels = .portable) {
         g = geometry
         self.multiplier = multiplier
@@ -79,7 +82,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         if let pl = planes {
             let blocks = (g.outC + pl.block - 1) / pl.block
             parallelFor(g.batch * blocks, context: context) { item, worker in
-                runPlanes(image: item / blocks, firstChannel: (item % blocks) * pl.block, pl, scratch: context.scratch(forWorker: worker))
+                runPlanes(image: item / blocks, firstChannel: (item % blocks) * pl.block, pl,
+                          scratch: context.scratch(forWorker: worker))
             }
             return
         }
@@ -134,7 +138,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// Made once per scratch buffer (an interpreter's never moves), so runs allocate nothing.
     func paddedLayer(_ dst: UnsafeMutablePointer<Float>) -> DepthwiseConv2DLayer {
         if let cached = paddedLayerCache, cached.input == dst { return cached }
-        let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output, outputPixelStride: outputPixelStride,
+        let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output,
+                                         outputPixelStride: outputPixelStride,
                                          weights: weights, epilogue: epilogue, padded: nil, rowKernel: rowKernel)
         paddedLayerCache = layer
         return layer
@@ -148,14 +153,16 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     /// `ConvolutionThenDepthwiseLayer`). Made once per destination, like `paddedLayer`.
     func withOutput(_ output: UnsafeMutablePointer<Float>, pixelStride: Int) -> DepthwiseConv2DLayer {
         if let cached = outputLayerCache, cached.output == output { return cached }
-        let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output, outputPixelStride: pixelStride,
+        let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output,
+                                         outputPixelStride: pixelStride,
                                          weights: weights, epilogue: epilogue, padded: padded, rowKernel: rowKernel)
         outputLayerCache = layer
         return layer
     }
     private var outputLayerCache: DepthwiseConv2DLayer?
 
-    private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
+    private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
+                 output: UnsafeMutablePointer<Float>,
                  outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?,
                  rowKernel: ((DepthwiseRowArguments) -> Void)?) {
         g = geometry
@@ -184,7 +191,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         if s == 1 {
             // Only the border: the image rows overwrite the rest.
             for j in 0..<count {
-                zeroBorder(inPlanes + j * pl.inputFloats, rows: pl.phaseRows, pitch: pl.phasePitch, top: g.padTop, left: g.padLeft,
+                zeroBorder(inPlanes + j * pl.inputFloats, rows: pl.phaseRows, pitch: pl.phasePitch, top: g.padTop,
+                           left: g.padLeft,
                            innerRows: g.inH, innerWidth: g.inW)
             }
         } else {
@@ -199,7 +207,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 let dst = inPlanes + Y * pl.phasePitch + g.padLeft
                 var j = 0
                 while j + 4 <= count {
-                    let d0 = dst + j * pl.inputFloats, d1 = d0 + pl.inputFloats, d2 = d1 + pl.inputFloats, d3 = d2 + pl.inputFloats
+                    let d0 = dst + j * pl.inputFloats, d1 = d0 + pl.inputFloats, d2 = d1 + pl.inputFloats,
+                        d3 = d2 + pl.inputFloats
                     var x = 0
                     while x + 4 <= g.inW {
                         let p = row + x * c + j
@@ -249,7 +258,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
 
     /// The output planes of channels `first..<first + count` back into pixels, through the
     /// activation: four channels of four pixels at a time, transposed in registers.
-    func writeBack(_ planes: UnsafeMutablePointer<Float>, _ pl: PlaneGeometry, image n: Int, firstChannel first: Int, count: Int) {
+    func writeBack(_ planes: UnsafeMutablePointer<Float>, _ pl: PlaneGeometry, image n: Int, firstChannel first: Int,
+                   count: Int) {
         let os = outputPixelStride
         let outImage = output + n * g.outH * g.outW * os + first
         let (lo, hi) = epilogue.bounds
@@ -315,7 +325,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func row(_ item: Int, channels: Range<Int>, _ rowKernel: (DepthwiseRowArguments) -> Void) {
         let n = item / g.outH, oy = item % g.outH, c0 = channels.lowerBound
         let out = output + (n * g.outH + oy) * g.outW * outputPixelStride + c0
-        var args = rowArguments(input: input + n * g.inH * g.inW * g.inC + c0, inH: g.inH, inW: g.inW, padLeft: g.padLeft,
+        var args = rowArguments(input: input + n * g.inH * g.inW * g.inC + c0, inH: g.inH, inW: g.inW,
+                                padLeft: g.padLeft,
                                 iy0: oy * g.strideH - g.padTop, output: out)
         args.window.channels = channels.count
         args.pixelStride = g.inC
@@ -331,7 +342,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     func rowArguments(input: UnsafePointer<Float>, inH: Int, inW: Int, padLeft: Int, iy0: Int,
                       output: UnsafeMutablePointer<Float>) -> DepthwiseRowArguments {
         let (lo, hi) = epilogue.bounds
-        let window = RowWindow(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW, strideW: g.strideW,
+        let window = RowWindow(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW,
+                               strideW: g.strideW,
                                padLeft: padLeft, iy0: iy0)
         return DepthwiseRowArguments(window: window, weights: weights, bias: epilogue.bias,
                                      output: output, outW: g.outW, outputPixelStride: outputPixelStride, lo: lo, hi: hi,
@@ -352,19 +364,22 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                     for ky in 0..<g.kH {
                         let iy = oy * g.strideH - g.padTop + ky * g.dilationH
                         if iy < 0 || iy >= g.inH { continue }
-                        acc = fusedMultiplyAdd(input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier], weights[(ky * g.kW + kx) * g.outC + o], acc)
+                        acc = fusedMultiplyAdd(input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier],
+                                               weights[(ky * g.kW + kx) * g.outC + o], acc)
                     }
                 }
                 out[o] = acc
             }
-            Epilogue(bias: nil, activation: epilogue.activation, alpha: epilogue.alpha).apply(out, rows: 1, channels: g.outC, stride: g.outC)
+            Epilogue(bias: nil, activation: epilogue.activation,
+                     alpha: epilogue.alpha).apply(out, rows: 1, channels: g.outC, stride: g.outC)
         }
     }
 }
 
 /// Zeroes what surrounds an inner block of `innerRows` x `innerWidth` floats that starts `top`
 /// rows and `left` floats into a buffer of `rows` rows of `pitch` floats.
-func zeroBorder(_ p: UnsafeMutablePointer<Float>, rows: Int, pitch: Int, top: Int, left: Int, innerRows: Int, innerWidth: Int) {
+func zeroBorder(_ p: UnsafeMutablePointer<Float>, rows: Int, pitch: Int, top: Int, left: Int, innerRows: Int,
+                innerWidth: Int) {
     p.update(repeating: 0, count: top * pitch)
     let below = top + innerRows
     (p + below * pitch).update(repeating: 0, count: (rows - below) * pitch)
@@ -378,7 +393,8 @@ func zeroBorder(_ p: UnsafeMutablePointer<Float>, rows: Int, pitch: Int, top: In
 /// Rows of a 4x4 block as its columns.
 @inline(__always) func transpose(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>)
     -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
-    (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]), SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
+    (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]), SIMD4(a[2], b[2], c[2], d[2]),
+     SIMD4(a[3], b[3], c[3], d[3]))
 }
 
 /// The planes a depthwise layer runs on through OpenBLAS (`DepthwiseConv2DLayer.runPlanes`):
@@ -402,7 +418,8 @@ struct PlaneGeometry {
     /// equal strides, no dilation, and an `saxpy` that fuses its multiply-adds as XNNPACK does
     /// (`BLASConfiguration.axpyIsFused`); nil otherwise.
     init?(_ g: ConvGeometry, multiplier: Int) {
-        guard multiplier == 1, g.dilationH == 1, g.dilationW == 1, g.strideH == g.strideW, g.strideW >= 1, g.outH > 0, g.outW > 0,
+        guard multiplier == 1, g.dilationH == 1, g.dilationW == 1, g.strideH == g.strideW, g.strideW >= 1, g.outH > 0,
+            g.outW > 0,
               BLASConfiguration.axpyIsFused else { return nil }
         let s = g.strideW
         // The padded image, and as far as the last output's taps reach.

@@ -30,7 +30,8 @@ final class FullyConnectedLayer: Layer {
             gemm = nil
             afterGEMM = Epilogue()
         } else {
-            gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: inputs, columns: units, rowsPerCall: rows, columnBlock: units)
+            gemm = BiasFirstGEMM(weights: weights, bias: epilogue.bias, k: inputs, columns: units, rowsPerCall: rows,
+                                 columnBlock: units)
             packed = nil
             afterGEMM = epilogue.withoutBias
         }
@@ -48,7 +49,8 @@ final class FullyConnectedLayer: Layer {
             return
         }
         guard let gemm else { return }
-        gemm.multiply(rowsOf: input, stride: inputs, rows: rows, into: output, ldc: units, scratch: context.scratch(forWorker: 0))
+        gemm.multiply(rowsOf: input, stride: inputs, rows: rows, into: output, ldc: units,
+                      scratch: context.scratch(forWorker: 0))
         afterGEMM.apply(output, rows: rows, channels: units, stride: units)
     }
 }

@@ -6,7 +6,8 @@ final class GatherLayer: Layer {
     let outer: Int, axisSize: Int, inner: Int
     let indices: [Int]
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, axisSize: Int, inner: Int, indices: [Int]) {
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outer: Int, axisSize: Int, inner: Int,
+         indices: [Int]) {
         self.input = input
         self.output = output
         self.outer = outer; self.axisSize = axisSize; self.inner = inner

@@ -8,7 +8,8 @@ final class PadLayer: Layer {
     let before: [Int]
     let value: Float
 
-    init(input: UnsafePointer<Float>, inShape: [Int], output: UnsafeMutablePointer<Float>, outShape: [Int], before: [Int], value: Float) {
+    init(input: UnsafePointer<Float>, inShape: [Int], output: UnsafeMutablePointer<Float>, outShape: [Int],
+         before: [Int], value: Float) {
         self.input = input
         self.output = output
         self.inShape = inShape

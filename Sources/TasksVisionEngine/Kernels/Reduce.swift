@@ -14,7 +14,8 @@ final class ReduceLayer: Layer {
     /// its own vectorized path.
     let block: (outer: Int, span: Int, inner: Int)?
 
-    init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>, output: UnsafeMutablePointer<Float>) {
+    init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>,
+         output: UnsafeMutablePointer<Float>) {
         self.kind = kind
         self.function = function
         self.input = input
@@ -22,8 +23,10 @@ final class ReduceLayer: Layer {
         self.inShape = inShape
         self.reduced = (0..<inShape.count).map { axes.contains($0) }
         self.outCount = zip(inShape, reduced).reduce(1) { $0 * ($1.1 ? 1 : $1.0) }
-        if let first = reduced.firstIndex(of: true), let last = reduced.lastIndex(of: true), reduced[first...last].allSatisfy({ $0 }) {
-            block = (inShape[..<first].reduce(1, *), inShape[first...last].reduce(1, *), inShape[(last + 1)...].reduce(1, *))
+        if let first = reduced.firstIndex(of: true), let last = reduced.lastIndex(of: true),
+            reduced[first...last].allSatisfy({ $0 }) {
+            block = (inShape[..<first].reduce(1, *), inShape[first...last].reduce(1, *),
+                     inShape[(last + 1)...].reduce(1, *))
         } else {
             block = nil
         }
@@ -95,7 +98,9 @@ final class ReduceLayer: Layer {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * max(rank, 1)) { scratch in
             // Output strides along kept axes (0 along reduced ones), then the index odometer.
             var s = 1
-            for d in stride(from: rank - 1, through: 0, by: -1) { scratch[d] = reduced[d] ? 0 : s; if !reduced[d] { s *= inShape[d] } }
+            for d in stride(from: rank - 1, through: 0, by: -1) {
+                scratch[d] = reduced[d] ? 0 : s; if !reduced[d] { s *= inShape[d] }
+            }
             for d in 0..<rank { scratch[rank + d] = 0 }
             var o = 0
             for i in 0..<count {

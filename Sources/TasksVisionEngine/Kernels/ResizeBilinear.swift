@@ -25,13 +25,15 @@ final class ResizeBilinearLayer: Layer {
         let last = Float(size - 1)
         let offset: Float = 0.5 * scale - 0.5
         return (0..<out).map { d in
-            let s: Float = alignCorners || !halfPixel ? min(Float(d) * scale, last) : min(max(Float(d) * scale + offset, 0), last)
+            let s: Float = alignCorners || !halfPixel
+                ? min(Float(d) * scale, last) : min(max(Float(d) * scale + offset, 0), last)
             let lo = Int(s)
             return (lo, min(lo + 1, size - 1), s - Float(lo))
         }
     }
 
-    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batch: Int, inH: Int, inW: Int, channels: Int,
+    init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batch: Int, inH: Int, inW: Int,
+         channels: Int,
          outH: Int, outW: Int, alignCorners: Bool, halfPixelCenters: Bool, kernels: Microkernels = .portable) {
         self.input = input
         self.output = output

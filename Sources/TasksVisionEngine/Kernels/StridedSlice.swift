@@ -7,7 +7,8 @@ final class StridedSliceLayer: Layer {
     let inShape: [Int]
     let starts: [Int], stops: [Int], strides: [Int]
 
-    init(input: UnsafePointer<Float>, inShape: [Int], output: UnsafeMutablePointer<Float>, starts: [Int], stops: [Int], strides: [Int]) {
+    init(input: UnsafePointer<Float>, inShape: [Int], output: UnsafeMutablePointer<Float>, starts: [Int], stops: [Int],
+         strides: [Int]) {
         self.input = input
         self.output = output
         self.inShape = inShape
@@ -16,7 +17,8 @@ final class StridedSliceLayer: Layer {
 
     /// Resolves begin/end per axis; returns nil when the slice is invalid.
     static func resolve(shape: [Int], begin: [Int], end: [Int], strides: [Int], beginMask: Int, endMask: Int,
-                        shrinkMask: Int, offset: Bool) -> (starts: [Int], stops: [Int], strides: [Int], outShape: [Int])? {
+                        shrinkMask: Int,
+                        offset: Bool) -> (starts: [Int], stops: [Int], strides: [Int], outShape: [Int])? {
         let rank = shape.count
         guard begin.count <= rank, end.count == begin.count, strides.count == begin.count else { return nil }
         var starts: [Int] = [], stops: [Int] = [], steps: [Int] = [], outShape: [Int] = []
@@ -54,7 +56,9 @@ final class StridedSliceLayer: Layer {
     func run(_ context: RunContext) {
         let rank = inShape.count
         var inStrides = [Int](repeating: 1, count: rank)
-        if rank > 1 { for i in stride(from: rank - 2, through: 0, by: -1) { inStrides[i] = inStrides[i + 1] * inShape[i + 1] } }
+        if rank > 1 {
+            for i in stride(from: rank - 2, through: 0, by: -1) { inStrides[i] = inStrides[i + 1] * inShape[i + 1] }
+        }
         var o = 0
         func walk(_ axis: Int, _ base: Int) {
             if axis == rank { output[o] = input[base]; o += 1; return }

@@ -29,7 +29,9 @@ final class UnaryElementwiseLayer: Layer {
         case .relu6: clamp(0, 6)
         case .reluN1To1: clamp(-1, 1)
         case .logistic:
-            if let sigmoid { for i in 0..<count { output[i] = sigmoid(input[i]) } } else { for i in 0..<count { output[i] = Self.logistic(input[i]) } }
+            if let sigmoid { for i in 0..<count { output[i] = sigmoid(input[i]) } } else {
+                for i in 0..<count { output[i] = Self.logistic(input[i]) }
+            }
         case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
         }
     }

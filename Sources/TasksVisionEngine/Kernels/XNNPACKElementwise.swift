@@ -40,7 +40,8 @@ enum XNNPACKElementwise {
     static let minusLn2Hi = Float(bitPattern: 0xBF31_7200)
     static let minusLn2Lo = Float(bitPattern: 0xB5BF_BE8E)
     static let minusLn2 = Float(bitPattern: 0xBF31_7218)
-    static let c5 = Float(bitPattern: 0x3C07_CFCE), c4 = Float(bitPattern: 0x3D2B_9D0D), c3 = Float(bitPattern: 0x3E2A_AD40)
+    static let c5 = Float(bitPattern: 0x3C07_CFCE), c4 = Float(bitPattern: 0x3D2B_9D0D),
+        c3 = Float(bitPattern: 0x3E2A_AD40)
     static let c2 = Float(bitPattern: 0x3EFF_FEE3), c1 = Float(bitPattern: 0x3F7F_FFFB)
     static let denormalCutoff = Float(bitPattern: 0xC2AE_AC4F)  // -87.33654
 
@@ -80,10 +81,14 @@ enum XNNPACKElementwise {
     }
 
     static let sigmoidTable: [Float] = [
-        0x1.000000p+0, 0x1.059B0Ep+0, 0x1.0B5586p+0, 0x1.11301Ep+0, 0x1.172B84p+0, 0x1.1D4874p+0, 0x1.2387A6p+0, 0x1.29E9E0p+0,
-        0x1.306FE0p+0, 0x1.371A74p+0, 0x1.3DEA64p+0, 0x1.44E086p+0, 0x1.4BFDAEp+0, 0x1.5342B6p+0, 0x1.5AB07Ep+0, 0x1.6247ECp+0,
-        0x1.6A09E6p+0, 0x1.71F75Ep+0, 0x1.7A1148p+0, 0x1.82589Ap+0, 0x1.8ACE54p+0, 0x1.93737Cp+0, 0x1.9C4918p+0, 0x1.A5503Cp+0,
-        0x1.AE89FAp+0, 0x1.B7F770p+0, 0x1.C199BEp+0, 0x1.CB720Ep+0, 0x1.D5818Ep+0, 0x1.DFC974p+0, 0x1.EA4AFAp+0, 0x1.F50766p+0,
+        0x1.000000p+0, 0x1.059B0Ep+0, 0x1.0B5586p+0, 0x1.11301Ep+0,
+        0x1.172B84p+0, 0x1.1D4874p+0, 0x1.2387A6p+0, 0x1.29E9E0p+0,
+        0x1.306FE0p+0, 0x1.371A74p+0, 0x1.3DEA64p+0, 0x1.44E086p+0,
+        0x1.4BFDAEp+0, 0x1.5342B6p+0, 0x1.5AB07Ep+0, 0x1.6247ECp+0,
+        0x1.6A09E6p+0, 0x1.71F75Ep+0, 0x1.7A1148p+0, 0x1.82589Ap+0,
+        0x1.8ACE54p+0, 0x1.93737Cp+0, 0x1.9C4918p+0, 0x1.A5503Cp+0,
+        0x1.AE89FAp+0, 0x1.B7F770p+0, 0x1.C199BEp+0, 0x1.CB720Ep+0,
+        0x1.D5818Ep+0, 0x1.DFC974p+0, 0x1.EA4AFAp+0, 0x1.F50766p+0,
     ]
     static let lutMagicBias = Float(bitPattern: 0x48C0_0000)    // 1.5 * 2^18: n in steps of 1/32
     static let lutMinusLn2Lo = Float(bitPattern: 0x3102_E308)
