@@ -7,9 +7,11 @@ import XCTest
 /// figures measured here are the command line's.
 final class BLASKernelChoiceTests: XCTestCase {
     func testTestsRunOnTheExecutablesKernels() {
-        print("OpenBLAS kernels: \(BLASConfiguration.coreName)\(testBLASKernelsRelaunched() == 1 ? " (test process re-launched with OPENBLAS_CORETYPE)" : "")")
+        print("OpenBLAS kernels: \(BLASConfiguration.coreName)"
+              + "\(testBLASKernelsRelaunched() == 1 ? " (test process re-launched with OPENBLAS_CORETYPE)" : "")")
         XCTAssertNil(BLASConfiguration.preferredCoreType(),
-                     "OpenBLAS runs its generic \(BLASConfiguration.coreName) kernels where the executables would re-launch on better ones")
+                     "OpenBLAS runs its generic \(BLASConfiguration.coreName) kernels where the executables would "
+                     + "re-launch on better ones")
     }
 
     /// The AVX-512 kernels fuse saxpy's multiply-adds at every length (what lets depthwise layers

@@ -21,7 +21,8 @@ final class BiasFirstGEMMTests: XCTestCase {
 
     func testSumsAreOneChainFromTheBias() throws {
         guard BLASConfiguration.coreName == "SkylakeX" else {
-            throw XCTSkip("the chain order is that of OpenBLAS's AVX-512 kernels; this process runs \(BLASConfiguration.coreName)")
+            throw XCTSkip("the chain order is that of OpenBLAS's AVX-512 kernels; this process runs "
+                          + "\(BLASConfiguration.coreName)")
         }
         // (rows, k, columns, rows per call, column block)
         let shapes: [(Int, Int, Int, Int, Int)] = [
@@ -46,7 +47,8 @@ final class BiasFirstGEMMTests: XCTestCase {
                 let expected = chain(a, w, bias, rows: rows, k: k, columns: columns)
                 let gemm = w.withUnsafeBufferPointer { wp in
                     bias.withUnsafeBufferPointerIfAny { bp in
-                        BiasFirstGEMM(weights: wp.baseAddress!, bias: bp, k: k, columns: columns, rowsPerCall: rowsPerCall, columnBlock: columnBlock)
+                        BiasFirstGEMM(weights: wp.baseAddress!, bias: bp, k: k, columns: columns,
+                                      rowsPerCall: rowsPerCall, columnBlock: columnBlock)
                     }
                 }
                 defer { gemm.deallocate() }
@@ -55,12 +57,14 @@ final class BiasFirstGEMMTests: XCTestCase {
                 a.withUnsafeBufferPointer { ap in
                     out.withUnsafeMutableBufferPointer { op in
                         scratch.withUnsafeMutableBufferPointer { sp in
-                            gemm.multiply(rowsOf: ap.baseAddress!, stride: k, rows: rows, into: op.baseAddress!, ldc: columns, scratch: sp.baseAddress!)
+                            gemm.multiply(rowsOf: ap.baseAddress!, stride: k, rows: rows, into: op.baseAddress!,
+                                          ldc: columns, scratch: sp.baseAddress!)
                         }
                     }
                 }
                 let differing = zip(out, expected).filter { $0 != $1 }.count
-                XCTAssertEqual(differing, 0, "\(rows)x\(k)x\(columns) \(withBias ? "with" : "without") bias: outputs off the chain")
+                XCTAssertEqual(differing, 0,
+                               "\(rows)x\(k)x\(columns) \(withBias ? "with" : "without") bias: outputs off the chain")
             }
         }
     }

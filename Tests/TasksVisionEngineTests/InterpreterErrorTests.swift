@@ -18,7 +18,8 @@ final class InterpreterErrorTests: XCTestCase {
         XCTAssertEqual(model.subgraphs[0].operators.last?.opcode, .softmax)
         let broken = try TFLiteModel(bytes: bytes, name: "patched.tflite")
         XCTAssertThrowsError(try Interpreter(model: broken)) { error in
-            XCTAssertEqual(error as? EngineError, .unsupportedOperator(model: "patched.tflite", operatorIndex: 3, op: "TRANSPOSE"))
+            XCTAssertEqual(error as? EngineError,
+                           .unsupportedOperator(model: "patched.tflite", operatorIndex: 3, op: "TRANSPOSE"))
             XCTAssertTrue("\(error)".contains("TRANSPOSE") && "\(error)".contains("patched.tflite"))
         }
     }
@@ -60,7 +61,9 @@ final class InterpreterErrorTests: XCTestCase {
     func testCorruptedModelsNeverCrashTheEngine() throws {
         let bytes = try ModelAsset.readFile(try TestPaths.model("gesture_embedder.tflite"))
         var state: UInt64 = 7
-        func next() -> Int { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return Int(state >> 33) }
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407; return Int(state >> 33)
+        }
         var loaded = 0
         for _ in 0..<300 {
             var copy = bytes
@@ -71,7 +74,8 @@ final class InterpreterErrorTests: XCTestCase {
                 interpreter.invoke()
                 loaded += 1
             } catch let error as EngineError {
-                XCTAssertTrue(error.description.contains("flipped.tflite") || error.description.contains("invalid argument"), error.description)
+                XCTAssertTrue(error.description.contains("flipped.tflite")
+                              || error.description.contains("invalid argument"), error.description)
             }
         }
         print("corrupted embedders that still loaded and ran: \(loaded)")

@@ -31,7 +31,8 @@ final class MicrokernelTests: KernelTestCase {
     }
 
     func testCPUFeaturesParsing() {
-        let zen3 = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\nprocessor\t: 1\nflags\t\t: x\n"
+        let zen3 = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\n"
+                   + "processor\t: 1\nflags\t\t: x\n"
         let f = CPUFeatures.parse(cpuinfo: zen3)
         XCTAssertEqual(f.modelName, "AMD EPYC 7B13")
         XCTAssertTrue(f.hasAVX2FMA)
@@ -44,7 +45,8 @@ final class MicrokernelTests: KernelTestCase {
         XCTAssertEqual(KernelSet.best(for: xeon), .avx512)
         XCTAssertEqual(KernelSet.best(for: CPUFeatures(flags: ["sse2"])), .portable)
         // Never a set the CPU lacks, however it is asked for.
-        XCTAssertThrowsError(try KernelSet.fromEnvironment([KernelSet.environmentVariable: "avx512"], features: f)) { error in
+        XCTAssertThrowsError(try KernelSet.fromEnvironment([KernelSet.environmentVariable: "avx512"],
+                                                           features: f)) { error in
             XCTAssertEqual(error as? KernelSetError, .unsupported(.avx512, supported: [.avx2, .portable]))
             XCTAssertTrue("\(error)".contains("avx512"), "\(error)")
         }
@@ -82,7 +84,8 @@ final class MicrokernelTests: KernelTestCase {
     /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`).
     func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
                    alpha: [Float]?) -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
-        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
+            ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
         var chain = [Float](repeating: 0, count: oh * ow * c.cout), plain = chain
         let (lo, hi) = Epilogue(activation: c.act).bounds
         for oy in 0..<oh { for ox in 0..<ow { for o in 0..<c.cout {
@@ -115,27 +118,44 @@ final class MicrokernelTests: KernelTestCase {
         let rowBlocks = C(h: 10, w: 10, cin: 1200, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0,
                           padRight: 0)
         let cases: [(C, Bool, Bool)] = [
-            (C(h: 1, w: 1, cin: 3, cout: 5, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), false, false),
-            (C(h: 7, w: 9, cin: 13, cout: 11, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), true, false),
-            (C(h: 9, w: 7, cin: 3, cout: 17, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1, act: .relu), false, false),
-            (C(h: 12, w: 11, cin: 3, cout: 32, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1), false, true),
-            (C(h: 13, w: 12, cin: 11, cout: 1, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1), false, false),
-            (C(h: 33, w: 40, cin: 8, cout: 8, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, true),
-            (C(h: 30, w: 29, cin: 3, cout: 24, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), false, false),
-            (C(h: 25, w: 23, cin: 400, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, false),
-            (C(h: 20, w: 20, cin: 40, cout: 96, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .reluN1To1), false, false),
-            (C(h: 7, w: 7, cin: 112, cout: 400, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6), false, true),
-            (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
+            (C(h: 1, w: 1, cin: 3, cout: 5, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), false,
+             false),
+            (C(h: 7, w: 9, cin: 13, cout: 11, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu6), true, false),
+            (C(h: 9, w: 7, cin: 3, cout: 17, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1,
+               act: .relu), false, false),
+            (C(h: 12, w: 11, cin: 3, cout: 32, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1),
+             false, true),
+            (C(h: 13, w: 12, cin: 11, cout: 1, k: 3, stride: 2, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1),
+             false, false),
+            (C(h: 33, w: 40, cin: 8, cout: 8, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu), true, true),
+            (C(h: 30, w: 29, cin: 3, cout: 24, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
+             false, false),
+            (C(h: 25, w: 23, cin: 400, cout: 90, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
+             true, false),
+            (C(h: 20, w: 20, cin: 40, cout: 96, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1,
+               act: .reluN1To1), false, false),
+            (C(h: 7, w: 7, cin: 112, cout: 400, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu6), false, true),
+            (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true,
+             true),
             // Split over threads in row items finer than the 96-row tiles.
-            (C(h: 24, w: 24, cin: 32, cout: 64, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
+            (C(h: 24, w: 24, cin: 32, cout: 64, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu), true, false),
             // KxK tiles of several output rows, their padded pixels gathered into one product per tile.
-            (C(h: 40, w: 40, cin: 3, cout: 16, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6), false, false),
-            (C(h: 48, w: 48, cin: 3, cout: 32, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1), false, true),
+            (C(h: 40, w: 40, cin: 3, cout: 16, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1,
+               act: .relu6), false, false),
+            (C(h: 48, w: 48, cin: 3, cout: 32, k: 3, stride: 2, padTop: 0, padLeft: 0, padBottom: 1, padRight: 1),
+             false, true),
             // A residual is read by row index: padded pixels one run at a time.
-            (C(h: 14, w: 13, cin: 5, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), true, false),
+            (C(h: 14, w: 13, cin: 5, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), true,
+             false),
             // Residual tiles (one segment, no PReLU): a last tile of one vector and one of a vector and a few lanes.
-            (C(h: 16, w: 16, cin: 24, cout: 24, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu), true, false),
-            (C(h: 9, w: 11, cin: 16, cout: 45, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, false),
+            (C(h: 16, w: 16, cin: 24, cout: 24, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu), true, false),
+            (C(h: 9, w: 11, cin: 16, cout: 45, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true,
+             false),
             // Rows of A larger than a row block (100 rows of 1200 floats: blocks of 54 and 46 rows across 16-column
             // panels), plain and through the general epilogue.
             (rowBlocks, false, false), (rowBlocks, true, true),
@@ -145,27 +165,36 @@ final class MicrokernelTests: KernelTestCase {
                act: .relu6), true, false),
             // One output pixel: a single row across groups of column blocks (the last group partial), its window
             // read in place in two segments, with and without residual and PReLU, on two- and one-vector tiles.
-            (C(h: 2, w: 2, cin: 40, cout: 117, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true, true),
-            (C(h: 2, w: 2, cin: 9, cout: 20, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu),
+            (C(h: 2, w: 2, cin: 40, cout: 117, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true,
+             true),
+            (C(h: 2, w: 2, cin: 9, cout: 20, k: 2, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu),
              false, false),
-            (C(h: 1, w: 1, cin: 70, cout: 200, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0, act: .relu6),
+            (C(h: 1, w: 1, cin: 70, cout: 200, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu6),
              true, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
             let kernels = Microkernels(set)
             for (c, withResidual, withAlpha) in cases {
-                let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin, -1, 1), bias = random(c.cout)
-                let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
-                let residual = withResidual ? random(oh * ow * c.cout) : nil, alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
+                let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin, -1, 1),
+                    bias = random(c.cout)
+                let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
+                    ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+                let residual = withResidual ? random(oh * ow * c.cout) : nil,
+                    alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
                 let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
                 let rB = residual.map { Buffer($0) }, aB = alpha.map { Buffer($0) }
-                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout, kH: c.k, kW: c.k,
+                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout,
+                                     kH: c.k, kW: c.k,
                                      strideH: c.stride, strideW: c.stride, padTop: c.padTop, padLeft: c.padLeft)
                 let layer = Conv2DLayer(geometry: g, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
-                                        epilogue: Epilogue(bias: bB.pointer, residual: rB.map { UnsafePointer($0.pointer) },
-                                                           activation: c.act, alpha: aB.map { UnsafePointer($0.pointer) }),
+                                        epilogue: Epilogue(bias: bB.pointer,
+                                                           residual: rB.map { UnsafePointer($0.pointer) },
+                                                           activation: c.act,
+                                                           alpha: aB.map { UnsafePointer($0.pointer) }),
                                         kernels: kernels)
                 XCTAssertNotNil(layer.packed, "\(set) \(c): on the set's GEMM")
                 layer.run(context)
@@ -175,7 +204,8 @@ final class MicrokernelTests: KernelTestCase {
                 XCTAssertEqual(zip(split, ref.chain).filter { $0.0.bitPattern != $0.1.bitPattern }.count, 0,
                                "\(set) conv \(c) on three threads: outputs that differ from XNNPACK's chain")
                 if c.cin * c.k * c.k >= 7 {
-                    XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth")
+                    XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0,
+                                         "\(c): the check has teeth")
                 }
             }
         }
@@ -193,11 +223,13 @@ final class MicrokernelTests: KernelTestCase {
                     ref[r * units + u] = min(max(acc, 0), 6)
                 } }
                 let xB = Buffer(x), wB = Buffer(w), bB = Buffer(b), outB = Buffer(zeros: ref.count)
-                let layer = FullyConnectedLayer(input: xB.pointer, weights: wB.pointer, output: outB.pointer, rows: rows, inputs: inputs,
+                let layer = FullyConnectedLayer(input: xB.pointer, weights: wB.pointer, output: outB.pointer,
+                                                rows: rows, inputs: inputs,
                                                 units: units, epilogue: Epilogue(bias: bB.pointer, activation: .relu6),
                                                 kernels: Microkernels(set))
                 layer.run(context)
-                XCTAssertEqual(outB.values.map(\.bitPattern), ref.map(\.bitPattern), "\(set) fully connected \(rows)x\(inputs)x\(units)")
+                XCTAssertEqual(outB.values.map(\.bitPattern), ref.map(\.bitPattern),
+                               "\(set) fully connected \(rows)x\(inputs)x\(units)")
             }
         }
     }
@@ -205,20 +237,24 @@ final class MicrokernelTests: KernelTestCase {
     func testDepthwiseIsAnXNNPACKChain() {
         typealias C = KernelTests.ConvCase
         let cases: [C] = [
-            C(h: 9, w: 10, cin: 13, cout: 13, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1, act: .relu6),
+            C(h: 9, w: 10, cin: 13, cout: 13, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1,
+              act: .relu6),
             C(h: 11, w: 12, cin: 42, cout: 42, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
-            C(h: 12, w: 12, cin: 17, cout: 17, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1, act: .relu),
+            C(h: 12, w: 12, cin: 17, cout: 17, k: 5, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1,
+              act: .relu),
             C(h: 4, w: 23, cin: 24, cout: 24, k: 3, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0),
             C(h: 40, w: 37, cin: 8, cout: 8, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 38, w: 35, cin: 16, cout: 16, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
-            C(h: 36, w: 41, cin: 37, cout: 37, k: 3, stride: 2, padTop: 0, padLeft: 1, padBottom: 1, padRight: 0, act: .relu6),
+            C(h: 36, w: 41, cin: 37, cout: 37, k: 3, stride: 2, padTop: 0, padLeft: 1, padBottom: 1, padRight: 0,
+              act: .relu6),
             C(h: 1, w: 1, cin: 5, cout: 5, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 17, w: 20, cin: 6, cout: 6, k: 5, stride: 3, padTop: 2, padLeft: 1, padBottom: 2, padRight: 2),
             C(h: 34, w: 34, cin: 3, cout: 3, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 35, w: 34, cin: 48, cout: 48, k: 4, stride: 2, padTop: 1, padLeft: 2, padBottom: 2, padRight: 1),
             // Few rows and many channels: on three threads, rows split into blocks of channels
             // (the last block not a whole number of vectors).
-            C(h: 7, w: 7, cin: 200, cout: 200, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2, act: .relu6),
+            C(h: 7, w: 7, cin: 200, cout: 200, k: 5, stride: 1, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2,
+              act: .relu6),
             C(h: 9, w: 8, cin: 72, cout: 72, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             // Groups of several vectors per pixel: border pixels and a row's last pixels with up to eight vectors
             // (the last block overlapping), interior groups of two.
@@ -238,13 +274,17 @@ final class MicrokernelTests: KernelTestCase {
                     if let alpha, v < 0 { v *= alpha[at % c.cin] }
                     return v
                 }
-                let ref = sums.chain.enumerated().map { finish($1, $0) }, plain = sums.plain.enumerated().map { finish($1, $0) }
+                let ref = sums.chain.enumerated().map { finish($1, $0) },
+                    plain = sums.plain.enumerated().map { finish($1, $0) }
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
                 let aB = alpha.map { Buffer($0) }
-                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cin, kH: c.k, kW: c.k,
+                let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cin, kH: c.k,
+                                     kW: c.k,
                                      strideH: c.stride, strideW: c.stride, padTop: c.padTop, padLeft: c.padLeft)
-                let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: inB.pointer, output: outB.pointer, weights: wB.pointer,
-                                                 epilogue: Epilogue(bias: bB.pointer, activation: c.act, alpha: aB.map { UnsafePointer($0.pointer) }),
+                let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: inB.pointer, output: outB.pointer,
+                                                 weights: wB.pointer,
+                                                 epilogue: Epilogue(bias: bB.pointer, activation: c.act,
+                                                                    alpha: aB.map { UnsafePointer($0.pointer) }),
                                                  kernels: Microkernels(set))
                 XCTAssertNotNil(layer.rowKernel, "\(set) \(c): on the set's kernel")
                 layer.run(context)
@@ -256,7 +296,9 @@ final class MicrokernelTests: KernelTestCase {
                 if c.h * c.stride < 24 && c.cin >= 64 {
                     XCTAssertGreaterThan(layer.channelBlocks(threads: 3), 1, "\(c): rows split into channel blocks")
                 }
-                if ref.count > 50 { XCTAssertGreaterThan(zip(plain, ref).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth") }
+                if ref.count > 50 {
+                    XCTAssertGreaterThan(zip(plain, ref).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth")
+                }
             }
         }
     }
@@ -266,7 +308,8 @@ final class MicrokernelTests: KernelTestCase {
 final class DepthwiseMeasurementTests: XCTestCase {
     func testMeasuresValidShapesAndRefusesEmptyOnes() {
         for set in KernelSet.supported() {
-            XCTAssertGreaterThan(set.measuredDepthwise(height: 9, width: 7, channels: 40, kernel: 3, stride: 2, runs: 2) ?? 0,
+            XCTAssertGreaterThan(set.measuredDepthwise(height: 9, width: 7, channels: 40, kernel: 3, stride: 2,
+                                                       runs: 2) ?? 0,
                                  0, "\(set)")
             XCTAssertNil(set.measuredDepthwise(height: 0, width: 7, channels: 40, kernel: 3, stride: 1), "\(set)")
             XCTAssertNil(set.measuredDepthwise(height: 7, width: 7, channels: 40, kernel: 3, stride: 0), "\(set)")
@@ -289,7 +332,8 @@ final class XNNPACKElementwiseTests: XCTestCase {
             }
             if x <= 0 {
                 let e = XNNPACKElementwise.expMinusMax(x)
-                XCTAssertLessThanOrEqual(abs(Double(e) - exp(Double(x))), 4 * Double(Float(exp(Double(x))).ulp), "exp(\(x))")
+                XCTAssertLessThanOrEqual(abs(Double(e) - exp(Double(x))), 4 * Double(Float(exp(Double(x))).ulp),
+                                         "exp(\(x))")
             }
             x += 0.0137
         }
@@ -309,7 +353,9 @@ final class XNNPACKElementwiseTests: XCTestCase {
         for i in 32..<40 { lanes[i - 32] += v[i] }
         var width = 16
         while width > 1 { width /= 2; for l in 0..<width { lanes[l] += lanes[l + width] } }
-        let sum = v.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { XNNPACKElementwise.sum($0, count: 40, lanes: 16) } ?? 0 }
+        let sum = v.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { XNNPACKElementwise.sum($0, count: 40, lanes: 16) } ?? 0
+        }
         XCTAssertEqual(sum.bitPattern, lanes[0].bitPattern)
         XCTAssertNotEqual(sum, v.reduce(0, +), "the order matters for these values")
     }
@@ -339,7 +385,8 @@ final class XNNPACKElementwiseTests: XCTestCase {
     /// The sigmoid and softmax variant is the CPU's (XNNPACK's config), not the forced set's.
     func testVariantFollowsTheCPU() {
         let avx2CPU = CPUFeatures(flags: ["sse2", "avx", "avx2", "fma"])
-        let avx512CPU = CPUFeatures(flags: avx2CPU.flags.union(["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"]))
+        let avx512CPU = CPUFeatures(flags: avx2CPU.flags.union(["avx512f", "avx512dq", "avx512bw", "avx512vl",
+                                                                "avx512cd"]))
         #if arch(x86_64)
         XCTAssertEqual(Microkernels(.avx2, features: avx512CPU).elementwise, .avx512)
         XCTAssertEqual(Microkernels(.avx512, features: avx512CPU).elementwise, .avx512)

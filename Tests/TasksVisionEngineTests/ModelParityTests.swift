@@ -5,12 +5,13 @@ import XCTest
 
 /// Every model's outputs against the TFLite interpreter's (tools/reference_engine.py),
 /// element by element. On a kernel set that sums as XNNPACK does (`KernelSet.sumsAsXNNPACK`)
-/// they must be XNNPACK's bits (on AVX-512 without exception; see `matchesXNNPACK`); on any set: |ours - tflite| / max(1, |tflite|) must be within 1e-4, or
-/// within three times the largest drift TFLite's own kernels show against XNNPACK on
-/// that output (`tfliteSpread`), whichever is larger. Deep models such as the pose
-/// landmark networks amplify float32 rounding: TFLite's builtin kernels differ from
-/// its XNNPACK delegate by up to 6e-3 there, so no float32 engine that sums in
-/// another order can meet 1e-4 on every element of those outputs.
+/// they must be XNNPACK's bits (on AVX-512 without exception; see `matchesXNNPACK`); on any
+/// set: |ours - tflite| / max(1, |tflite|) must be within 1e-4, or within three times the
+/// largest drift TFLite's own kernels show against XNNPACK on that output (`tfliteSpread`),
+/// whichever is larger. Deep models such as the pose landmark networks amplify float32
+/// rounding: TFLite's builtin kernels differ from its XNNPACK delegate by up to 6e-3 there,
+/// so no float32 engine that sums in another order can meet 1e-4 on every element of those
+/// outputs.
 final class ModelParityTests: XCTestCase {
     struct Manifest: Decodable {
         struct InputSpec: Decodable {
@@ -82,7 +83,9 @@ final class ModelParityTests: XCTestCase {
         var worst: Float = 0
         // Per output: the largest drift of TFLite's own kernels over all cases.
         var spread = [Float](repeating: 0, count: entry.cases.first?.outputs.count ?? 0)
-        for c in entry.cases { for (i, o) in c.outputs.enumerated() where i < spread.count { spread[i] = max(spread[i], o.tfliteSpread) } }
+        for c in entry.cases {
+            for (i, o) in c.outputs.enumerated() where i < spread.count { spread[i] = max(spread[i], o.tfliteSpread) }
+        }
         for file in entry.files {
             let interpreter = try Interpreter(path: try TestPaths.model(file), options: .init(threads: threads))
             for c in entry.cases {
@@ -98,20 +101,28 @@ final class ModelParityTests: XCTestCase {
                         let err = abs(ours - r) / max(1, abs(r))
                         if !(err <= caseWorst) { caseWorst = err.isNaN ? .infinity : err; at = i * spec.stride }
                     }
-                    XCTAssertLessThanOrEqual(caseWorst, tolerance, "\(file) \(c.name) \(spec.file): element \(at) is \(o[at])")
+                    XCTAssertLessThanOrEqual(caseWorst, tolerance,
+                                             "\(file) \(c.name) \(spec.file): element \(at) is \(o[at])")
                     if interpreter.kernelSet.sumsAsXNNPACK {
                         // XNNPACK's own results, bit for bit, but for two named exceptions.
                         var ulps = 0, differing = 0, outside = 0
                         for (i, r) in reference.enumerated() where o[i * spec.stride].bitPattern != r.bitPattern {
                             differing += 1
                             ulps = max(ulps, Self.ulps(o[i * spec.stride], r))
-                            if !Self.matchesXNNPACK(o[i * spec.stride], r, key: key, elements: reference.count, set: interpreter.kernelSet) { outside += 1 }
+                            if !Self.matchesXNNPACK(o[i * spec.stride], r, key: key, elements: reference.count,
+                                                    set: interpreter.kernelSet) { outside += 1 }
                         }
-                        XCTAssertEqual(outside, 0, "\(file) \(c.name) \(spec.file): \(differing) of \(reference.count) values differ from XNNPACK's (by up to \(ulps) ulp), \(outside) beyond the named exceptions")
-                        if differing > 0 { print("parity \(key) \(c.name) output \(index): \(differing) of \(reference.count) values \(ulps) ulp from XNNPACK's (\(interpreter.kernelSet))") }
+                        XCTAssertEqual(outside, 0, "\(file) \(c.name) \(spec.file): \(differing) of \(reference.count) "
+                                                   + "values differ from XNNPACK's (by up to \(ulps) ulp), \(outside) "
+                                                   + "beyond the named exceptions")
+                        if differing > 0 {
+                            print("parity \(key) \(c.name) output \(index): \(differing) of \(reference.count) values "
+                                  + "\(ulps) ulp from XNNPACK's (\(interpreter.kernelSet))")
+                        }
                     }
                     if caseWorst > Self.tolerance {
-                        print("parity \(key) \(c.name) output \(index): error \(caseWorst) above 1e-4; TFLite's own kernels drift \(spec.tfliteSpread)")
+                        print("parity \(key) \(c.name) output \(index): error \(caseWorst) above 1e-4; TFLite's own "
+                              + "kernels drift \(spec.tfliteSpread)")
                     }
                     worst = max(worst, caseWorst)
                 }
@@ -142,10 +153,13 @@ final class ModelParityTests: XCTestCase {
     }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
-    func testModelMakerClassifierWithoutMetadata() throws { try checkModel("custom_gesture_classifier_modelmaker_testdata") }
+    func testModelMakerClassifierWithoutMetadata() throws {
+        try checkModel("custom_gesture_classifier_modelmaker_testdata")
+    }
 
-    /// Two and three threads give the same bits as one (interleaved blocks in bands included), run after run (which worker takes
-    /// which item depends on timing; three threads on a two-core machine make it vary more).
+    /// Two and three threads give the same bits as one (interleaved blocks in bands
+    /// included), run after run (which worker takes which item depends on timing; three
+    /// threads on a two-core machine make it vary more).
     func testDeterministicAcrossThreadCounts() throws {
         for name in ["palm_detection_full.tflite", "pose_detection.tflite", "face_detection_full_range_sparse.tflite",
                      "hand_landmark_lite.tflite", "pose_landmarks_detector.tflite"] {
@@ -158,28 +172,38 @@ final class ModelParityTests: XCTestCase {
             // sum otherwise); on the FMA sets they are the same bits, which the first comparison checks.
             var single: [Bool: [[Float]]] = [one.options.interleavesBlocks ?? !one.kernelSet.fusesMultiplyAdd: a]
             for interleaved in [false, true] where single[interleaved] == nil {
-                single[interleaved] = try Interpreter(path: path, options: .init(threads: 1, interleavesBlocks: interleaved)).run([input])
+                single[interleaved] = try Interpreter(path: path,
+                                                      options: .init(threads: 1,
+                                                                     interleavesBlocks: interleaved)).run([input])
             }
-            if one.kernelSet.fusesMultiplyAdd { XCTAssertEqual(single[false]?.map { $0.map(\.bitPattern) }, single[true]?.map { $0.map(\.bitPattern) }, name) }
+            if one.kernelSet.fusesMultiplyAdd {
+                XCTAssertEqual(single[false]?.map { $0.map(\.bitPattern) }, single[true]?.map { $0.map(\.bitPattern) },
+                               name)
+            }
             for threads in [2, 3] {
                 for interleaved in [false, true] {
                     let a = single[interleaved] ?? a
-                    let many = try Interpreter(path: path, options: .init(threads: threads, interleavesBlocks: interleaved))
+                    let many = try Interpreter(path: path,
+                                               options: .init(threads: threads, interleavesBlocks: interleaved))
                     if interleaved && many.kernelSet.fusesMultiplyAdd && name.hasPrefix("hand_landmark") {
-                        XCTAssertTrue(many.layers.contains { (($0 as? ConvolutionThenDepthwiseLayer)?.bands ?? 1) == threads },
+                        XCTAssertTrue(many.layers.contains {
+                            (($0 as? ConvolutionThenDepthwiseLayer)?.bands ?? 1) == threads
+                        },
                                       "\(name): banded blocks at \(threads) threads")
                     }
                     for run in 0..<3 {
                         let b = try many.run([input])
                         for i in 0..<a.count {
                             XCTAssertEqual(a[i].map(\.bitPattern), b[i].map(\.bitPattern),
-                                           "\(name) output \(i): 1 vs \(threads) threads, interleaved \(interleaved), run \(run)")
+                                "\(name) output \(i): 1 vs \(threads) threads, interleaved \(interleaved), run \(run)")
                         }
                     }
                 }
             }
             let c = try one.run([input])
-            for i in 0..<a.count { XCTAssertEqual(a[i].map(\.bitPattern), c[i].map(\.bitPattern), "\(name) output \(i): run to run") }
+            for i in 0..<a.count {
+                XCTAssertEqual(a[i].map(\.bitPattern), c[i].map(\.bitPattern), "\(name) output \(i): run to run")
+            }
         }
     }
 }

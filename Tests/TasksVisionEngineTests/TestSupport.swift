@@ -77,7 +77,8 @@ class KernelTestCase: XCTestCase {
     /// one-thread context's bits.
     lazy var threaded: RunContext = {
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 << 21)
-        return RunContext(threads: 3, scratch: scratch, scratchFloatsPerWorker: 1 << 21, pool: makeWorkerPool(helpers: 2))
+        return RunContext(threads: 3, scratch: scratch, scratchFloatsPerWorker: 1 << 21,
+                          pool: makeWorkerPool(helpers: 2))
     }()
     private var usedThreaded = false
 
@@ -102,7 +103,8 @@ class KernelTestCase: XCTestCase {
     func depthwiseSums(_ c: KernelTests.ConvCase, multiplier: Int = 1, input: [Float], weights: [Float], bias: [Float])
         -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
         let cout = c.cin * multiplier
-        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1, ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
+            ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
         var chain = [Float](repeating: 0, count: oh * ow * cout), plain = chain
         for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
             var acc = bias[o], sum = bias[o]

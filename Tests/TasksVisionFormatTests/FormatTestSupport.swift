@@ -20,7 +20,8 @@ enum FormatTestPaths {
 }
 
 /// Writes a stored (uncompressed) zip, optionally with a deflate method flag or a bad CRC.
-func makeZip(_ entries: [(String, [UInt8])], method: UInt16 = 0, corruptCRC: Bool = false, prefix: [UInt8] = []) -> [UInt8] {
+func makeZip(_ entries: [(String, [UInt8])], method: UInt16 = 0, corruptCRC: Bool = false,
+             prefix: [UInt8] = []) -> [UInt8] {
     func le16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF)] }
     func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
     var out = prefix
@@ -33,7 +34,8 @@ func makeZip(_ entries: [(String, [UInt8])], method: UInt16 = 0, corruptCRC: Boo
         out += le32(0x0403_4b50) + le16(20) + le16(0) + le16(Int(method)) + le16(0) + le16(0) + le32(crc)
             + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(nameBytes.count) + le16(0) + nameBytes + data
         central += le32(0x0201_4b50) + le16(20) + le16(20) + le16(0) + le16(Int(method)) + le16(0) + le16(0) + le32(crc)
-            + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(nameBytes.count) + le16(0) + le16(0) + le16(0) + le16(0)
+            + le32(UInt32(data.count)) + le32(UInt32(data.count)) + le16(nameBytes.count) + le16(0) + le16(0)
+            + le16(0) + le16(0)
             + le32(0) + le32(offset) + nameBytes
     }
     let cdOffset = UInt32(out.count - prefix.count)

@@ -6,7 +6,8 @@ import XCTest
 final class MalformedInputTests: XCTestCase {
     func testMissingFile() {
         XCTAssertThrowsError(try ModelAsset.loadModel("/nonexistent/model.tflite")) { error in
-            XCTAssertEqual(error as? FormatError, .unreadable(file: "/nonexistent/model.tflite", reason: "no such file"))
+            XCTAssertEqual(error as? FormatError,
+                           .unreadable(file: "/nonexistent/model.tflite", reason: "no such file"))
         }
     }
 
@@ -22,9 +23,12 @@ final class MalformedInputTests: XCTestCase {
     func testTruncatedModelsThrow() throws {
         let bytes = try ModelAsset.readFile(try FormatTestPaths.model("canned_gesture_classifier.tflite"))
         // The flatbuffer ends where the appended zip of labels starts.
-        let zipStart = try XCTUnwrap((0..<(bytes.count - 4)).first { bytes[$0] == 0x50 && bytes[$0 + 1] == 0x4B && bytes[$0 + 2] == 3 && bytes[$0 + 3] == 4 })
+        let zipStart = try XCTUnwrap((0..<(bytes.count - 4)).first {
+            bytes[$0] == 0x50 && bytes[$0 + 1] == 0x4B && bytes[$0 + 2] == 3 && bytes[$0 + 3] == 4
+        })
         for length in stride(from: 0, to: zipStart - 1, by: 97) {
-            XCTAssertThrowsError(try TFLiteModel(bytes: Array(bytes[0..<length]), name: "cut.tflite"), "length \(length)") { error in
+            XCTAssertThrowsError(try TFLiteModel(bytes: Array(bytes[0..<length]), name: "cut.tflite"),
+                                 "length \(length)") { error in
                 XCTAssertTrue("\(error)".hasPrefix("cut.tflite:"), "\(error)")
             }
         }
@@ -59,7 +63,8 @@ final class MalformedInputTests: XCTestCase {
         let bundle = try TaskBundle(bytes: zip, name: "deflated.task")
         XCTAssertThrowsError(try bundle.member("a.tflite")) { error in
             let text = "\(error)"
-            XCTAssertTrue(text.contains("deflated.task") && text.contains("a.tflite") && text.contains("deflated"), text)
+            XCTAssertTrue(text.contains("deflated.task") && text.contains("a.tflite") && text.contains("deflated"),
+                          text)
         }
     }
 

@@ -31,7 +31,8 @@ final class TFLiteModelTests: XCTestCase {
         let classifier = try ModelAsset.loadModel(try FormatTestPaths.model("canned_gesture_classifier.tflite"))
         let labels = try XCTUnwrap(try classifier.associatedFiles()["labels.txt"])
         XCTAssertEqual(String(decoding: labels, as: UTF8.self).split(separator: "\n").map(String.init),
-                       ["None", "Closed_Fist", "Open_Palm", "Pointing_Up", "Thumb_Down", "Thumb_Up", "Victory", "ILoveYou"])
+                       ["None", "Closed_Fist", "Open_Palm", "Pointing_Up", "Thumb_Down", "Thumb_Up", "Victory",
+                        "ILoveYou"])
         XCTAssertEqual(try classifier.metadata()?.allAssociatedFileNames, ["labels.txt"])
 
         let landmarks = try ModelAsset.loadModel(try FormatTestPaths.model("hand_landmark_full.tflite"))
@@ -65,8 +66,11 @@ final class TFLiteModelTests: XCTestCase {
         XCTAssertEqual(nested.subgraphs[0].inputs.count, 3)
         // The official 2022 test bundle is not aligned; it must read the same way.
         let old = try TaskBundle(path: try FormatTestPaths.model("hand_gesture_recognizer_with_custom_classifier.task"))
-        XCTAssertEqual(Set(old.memberNames), ["gesture_embedder.tflite", "canned_gesture_classifier.tflite", "custom_gesture_classifier.tflite"])
-        XCTAssertEqual(try old.member("gesture_embedder.tflite"), try ModelAsset.readFile(try FormatTestPaths.model("gesture_embedder.tflite")))
+        XCTAssertEqual(Set(old.memberNames),
+                       ["gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+                        "custom_gesture_classifier.tflite"])
+        XCTAssertEqual(try old.member("gesture_embedder.tflite"),
+                       try ModelAsset.readFile(try FormatTestPaths.model("gesture_embedder.tflite")))
     }
 
     func testMissingBundleMemberNamesAvailableMembers() throws {

@@ -8,7 +8,8 @@ final class ImageIOTests: XCTestCase {
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
-    static let images = (ProcessInfo.processInfo.environment["TASKSVISION_SHARED"] ?? (root + "/../shared")) + "/testdata/images"
+    static let images = (ProcessInfo.processInfo.environment["TASKSVISION_SHARED"] ?? (root + "/../shared"))
+        + "/testdata/images"
 
     /// Every test photo decodes, and its pixels equal the engine fixtures' copies where we have them
     /// (those were decoded by Pillow): checked through a checksum of the first rows.
@@ -47,15 +48,25 @@ final class ImageIOTests: XCTestCase {
         }
         var flipped = good
         flipped[40] ^= 0xFF
-        XCTAssertThrowsError(try ImageFile.decode(flipped, name: "crc.png")) { e in XCTAssertTrue("\(e)".contains("CRC"), "\(e)") }
-        XCTAssertThrowsError(try ImageFile.decode([1, 2, 3, 4], name: "junk.bin")) { e in XCTAssertTrue("\(e)".contains("not a PNG or JPEG"), "\(e)") }
-        XCTAssertThrowsError(try ImageFile.read("/nonexistent.png")) { e in XCTAssertTrue("\(e)".contains("no such file"), "\(e)") }
-        XCTAssertThrowsError(try ImageFile.decode([0xFF, 0xD8, 0xFF, 0xC2, 0, 2], name: "p.jpg")) { e in XCTAssertTrue("\(e)".contains("p.jpg"), "\(e)") }
+        XCTAssertThrowsError(try ImageFile.decode(flipped, name: "crc.png")) { e in
+            XCTAssertTrue("\(e)".contains("CRC"), "\(e)")
+        }
+        XCTAssertThrowsError(try ImageFile.decode([1, 2, 3, 4], name: "junk.bin")) { e in
+            XCTAssertTrue("\(e)".contains("not a PNG or JPEG"), "\(e)")
+        }
+        XCTAssertThrowsError(try ImageFile.read("/nonexistent.png")) { e in
+            XCTAssertTrue("\(e)".contains("no such file"), "\(e)")
+        }
+        XCTAssertThrowsError(try ImageFile.decode([0xFF, 0xD8, 0xFF, 0xC2, 0, 2], name: "p.jpg")) { e in
+            XCTAssertTrue("\(e)".contains("p.jpg"), "\(e)")
+        }
         // Random garbage after valid headers never crashes.
         var state: UInt64 = 5
         for _ in 0..<300 {
             var b = good
-            for _ in 0..<3 { state = state &* 6_364_136_223_846_793_005 &+ 1; b[Int(state >> 33) % b.count] = UInt8(state >> 56) }
+            for _ in 0..<3 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1; b[Int(state >> 33) % b.count] = UInt8(state >> 56)
+            }
             _ = try? ImageFile.decode(b, name: "f.png")
         }
     }
@@ -69,7 +80,8 @@ final class ImageIOTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(cards.count, 9)
         for name in cards {
             let decoded = try ImageFile.read(dir + "/" + name).applyingExifOrientation()
-            let reference = try ImageFile.read(dir + "/" + name.replacingOccurrences(of: ".jpg", with: "_mediapipe.png"))
+            let reference = try ImageFile.read(dir + "/"
+                                               + name.replacingOccurrences(of: ".jpg", with: "_mediapipe.png"))
             XCTAssertEqual(decoded.width, reference.width, name)
             XCTAssertEqual(decoded.height, reference.height, name)
             XCTAssertEqual(decoded.channels, reference.channels, name)
@@ -85,8 +97,10 @@ final class ImageIOTests: XCTestCase {
         // 3x2 image, one channel: stored pixel values 0...5 in raster order.
         let stored = DecodedImage(width: 3, height: 2, channels: 1, pixels: [0, 1, 2, 3, 4, 5])
         let expected: [Int: (Int, Int, [UInt8])] = [
-            1: (3, 2, [0, 1, 2, 3, 4, 5]), 2: (3, 2, [2, 1, 0, 5, 4, 3]), 3: (3, 2, [5, 4, 3, 2, 1, 0]), 4: (3, 2, [3, 4, 5, 0, 1, 2]),
-            5: (2, 3, [0, 3, 1, 4, 2, 5]), 6: (2, 3, [3, 0, 4, 1, 5, 2]), 7: (2, 3, [5, 2, 4, 1, 3, 0]), 8: (2, 3, [2, 5, 1, 4, 0, 3]),
+            1: (3, 2, [0, 1, 2, 3, 4, 5]), 2: (3, 2, [2, 1, 0, 5, 4, 3]), 3: (3, 2, [5, 4, 3, 2, 1, 0]),
+            4: (3, 2, [3, 4, 5, 0, 1, 2]),
+            5: (2, 3, [0, 3, 1, 4, 2, 5]), 6: (2, 3, [3, 0, 4, 1, 5, 2]), 7: (2, 3, [5, 2, 4, 1, 3, 0]),
+            8: (2, 3, [2, 5, 1, 4, 0, 3]),
         ]
         for (o, (w, h, pixels)) in expected {
             var image = stored

@@ -39,7 +39,8 @@ final class SsdAnchorsTests: XCTestCase {
 
 final class DetectionMathTests: XCTestCase {
     func testDecodeBoxesAndKeypoints() {
-        let anchors = [Anchor(xCenter: 0.5, yCenter: 0.25, width: 1, height: 1), Anchor(xCenter: 0.1, yCenter: 0.1, width: 1, height: 1)]
+        let anchors = [Anchor(xCenter: 0.5, yCenter: 0.25, width: 1, height: 1),
+                       Anchor(xCenter: 0.1, yCenter: 0.1, width: 1, height: 1)]
         var raw = [Float](repeating: 0, count: 2 * 16)
         // Box 0: center offset (12.8, -12.8) px of 128, size 64x32, first keypoint at +(6.4, 0).
         raw[0] = 12.8; raw[1] = -12.8; raw[2] = 64; raw[3] = 32; raw[4] = 6.4; raw[5] = 0
@@ -63,14 +64,16 @@ final class DetectionMathTests: XCTestCase {
         let raw = [Float](repeating: 0, count: 16)
         for (logit, expected) in [(Float(1000), Float(1 / (1 + expf(-100)))), (0, 0.5)] {
             let out = raw.withUnsafeBufferPointer { r in [logit].withUnsafeBufferPointer { s in
-                TensorsToDetections.decode(boxes: r, scores: s, anchors: anchors, options: .faceShortRange(minScore: 0.5))
+                TensorsToDetections.decode(boxes: r, scores: s, anchors: anchors,
+                                           options: .faceShortRange(minScore: 0.5))
             } }
             XCTAssertEqual(out.first?.score, expected, "a score equal to the threshold is kept")
         }
     }
 
     func detection(_ x: Float, _ y: Float, _ size: Float, score: Float) -> RawDetection {
-        RawDetection(score: score, classId: 0, box: RelativeBox(xmin: x, ymin: y, width: size, height: size), keypoints: [SIMD2(x, y)])
+        RawDetection(score: score, classId: 0, box: RelativeBox(xmin: x, ymin: y, width: size, height: size),
+                     keypoints: [SIMD2(x, y)])
     }
 
     func testWeightedNMSKeepsTopScoreAndAveragesGroup() {
@@ -86,11 +89,13 @@ final class DetectionMathTests: XCTestCase {
         XCTAssertEqual(out[1].score, c.score)
         XCTAssertEqual(out[1].box.xmin, c.box.xmin, accuracy: 1e-6)
         XCTAssertEqual(out[1].box.width, c.box.width, accuracy: 1e-6)
-        XCTAssertEqual(WeightedNonMaxSuppression.suppress([a, b], threshold: 0.9).count, 2, "IoU below the threshold keeps both")
+        XCTAssertEqual(WeightedNonMaxSuppression.suppress([a, b], threshold: 0.9).count, 2,
+                       "IoU below the threshold keeps both")
     }
 
     func testIoU() {
-        let a = RelativeBox(xmin: 0, ymin: 0, width: 2, height: 2), b = RelativeBox(xmin: 1, ymin: 1, width: 2, height: 2)
+        let a = RelativeBox(xmin: 0, ymin: 0, width: 2, height: 2),
+            b = RelativeBox(xmin: 1, ymin: 1, width: 2, height: 2)
         XCTAssertEqual(WeightedNonMaxSuppression.iou(a, b), 1.0 / 7.0, accuracy: 1e-7)
         XCTAssertEqual(WeightedNonMaxSuppression.iou(a, RelativeBox(xmin: 5, ymin: 5, width: 1, height: 1)), 0)
     }
@@ -140,13 +145,16 @@ final class DetectionMathTests: XCTestCase {
         for i in 0..<8 { pixels += [UInt8(i * 30), UInt8(255 - i * 30), 7] }
         for o in [ImageOrientation.up, .upMirrored] {
             let image = try MPImage(pixels: pixels, width: 4, height: 2, pixelFormat: .rgb8, orientation: o)
-            let out = ImageToTensor.warp(image, roi: ImageToTensor.fullImageRoi(image), flipHorizontally: o.isMirrored, width: 4, height: 2, border: .replicate)
+            let out = ImageToTensor.warp(image, roi: ImageToTensor.fullImageRoi(image), flipHorizontally: o.isMirrored,
+                                         width: 4, height: 2, border: .replicate)
             for y in 0..<2 { for x in 0..<3 {
                 let s = o.storedPoint(fromDisplay: (x: (Float(x) + 0.5) / 4, y: (Float(y) + 0.5) / 2))
                 let sx = Int(s.x * 4), sy = Int(s.y * 2)
                 if o == .up { XCTAssertEqual(out[(y * 4 + x) * 3], pixels[(sy * 4 + sx) * 3], "\(o) \(x),\(y)") }
             } }
-            if o == .upMirrored { XCTAssertEqual(out[0], pixels[3 * 3], "mirrored: the first column is the last stored one") }
+            if o == .upMirrored {
+                XCTAssertEqual(out[0], pixels[3 * 3], "mirrored: the first column is the last stored one")
+            }
         }
     }
 
@@ -155,9 +163,14 @@ final class DetectionMathTests: XCTestCase {
     /// matrix and its inverse. Sample positions that fall exactly between two 1/32-pixel
     /// steps round by the last bit of these, which moved rotated hand results by 0.05.
     func testCropGeometryMatchesOpenCVBitForBit() throws {
-        struct Case: Decodable { let roi: [UInt32]; let size: Int; let flip: Bool; let box: [UInt32]; let matrix: [UInt64]; let inverse: [UInt64] }
+        struct Case: Decodable {
+            let roi: [UInt32]; let size: Int; let flip: Bool; let box: [UInt32]; let matrix: [UInt64];
+            let inverse: [UInt64]
+        }
         struct Doc: Decodable { let cases: [Case] }
-        let doc = try JSONDecoder().decode(Doc.self, from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/preprocessing/opencv_roi_geometry.json")))
+        let doc = try JSONDecoder().decode(Doc.self,
+                                           from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures
+                                                                      + "/preprocessing/opencv_roi_geometry.json")))
         XCTAssertEqual(doc.cases.count, 64)
         for (i, c) in doc.cases.enumerated() {
             let v = c.roi.map { Float(bitPattern: $0) }
@@ -174,7 +187,8 @@ final class DetectionMathTests: XCTestCase {
     }
 
     func testPixelBoxTruncatesAndBounds() {
-        let r = DetectionTransformation.pixelBox(RelativeBox(xmin: -0.1, ymin: 0.5, width: 0.55, height: 2), width: 100, height: 10)
+        let r = DetectionTransformation.pixelBox(RelativeBox(xmin: -0.1, ymin: 0.5, width: 0.55, height: 2), width: 100,
+                                                 height: 10)
         XCTAssertEqual(r, CGRect(x: 0, y: 5, width: 55, height: 10))
         XCTAssertEqual(DetectionTransformation.pixelBox(RelativeBox(xmin: .nan, ymin: 0, width: 0, height: 0),
                                                         width: 10, height: 10).minX, 0)
@@ -182,8 +196,11 @@ final class DetectionMathTests: XCTestCase {
 
     func testValueRangeAndConversion() {
         var out = [Float](repeating: 0, count: 3)
-        out.withUnsafeMutableBufferPointer { ImageToTensor.convert([0, 255, 51], range: .init(min: -1, max: 1), into: $0) }
-        XCTAssertEqual(out[0], -1); XCTAssertEqual(out[1], 1, accuracy: 1e-6); XCTAssertEqual(out[2], 51 * (2 / 255) - 1, accuracy: 1e-7)
+        out.withUnsafeMutableBufferPointer {
+            ImageToTensor.convert([0, 255, 51], range: .init(min: -1, max: 1), into: $0)
+        }
+        XCTAssertEqual(out[0], -1); XCTAssertEqual(out[1], 1, accuracy: 1e-6);
+        XCTAssertEqual(out[2], 51 * (2 / 255) - 1, accuracy: 1e-7)
     }
 }
 
@@ -192,7 +209,8 @@ final class LetterboxRemovalTests: XCTestCase {
         let pad = LetterboxPadding(left: 0, top: 0.25, right: 0, bottom: 0.25)
         XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.5, 0.25), pad), SIMD2(0.5, 0))
         XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.2, 0.75), pad), SIMD2(0.2, 1))
-        let d = RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.25), keypoints: [SIMD2(0.1, 0.5)])
+        let d = RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.25),
+                             keypoints: [SIMD2(0.1, 0.5)])
         let r = LetterboxRemoval.detection(d, pad)
         XCTAssertEqual(r.box, RelativeBox(xmin: 0.1, ymin: 0.5, width: 0.2, height: 0.5))
         XCTAssertEqual(r.keypoints[0], SIMD2(0.1, 0.5))
@@ -206,7 +224,9 @@ final class LetterboxRemovalTests: XCTestCase {
         let pad = LetterboxPadding(left: p, top: 0, right: p, bottom: 0)
         XCTAssertNotEqual(1 - (p + p), (1 - p) - p, "the two orders differ for this padding")
         XCTAssertEqual(LetterboxRemoval.point(SIMD2(0.6, 0.5), pad).x, (0.6 - p) / (1 - (p + p)))
-        XCTAssertEqual(LetterboxRemoval.detection(RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.6, ymin: 0, width: 0.3, height: 1),
+        XCTAssertEqual(LetterboxRemoval.detection(RawDetection(score: 1, classId: 0,
+                                                               box: RelativeBox(xmin: 0.6, ymin: 0, width: 0.3,
+                                                                                height: 1),
                                                                keypoints: []), pad).box.width, 0.3 / (1 - (p + p)))
     }
 }
@@ -234,6 +254,7 @@ final class FloatMathTests: XCTestCase {
             if FloatMath.atan2(y, x) != atan2f(y, x) || FloatMath.cos(x) != cosf(x) { libraryMisses += 1 }
         }
         XCTAssertEqual(FloatMath.sigmoid(0), 0.5)
-        print("FloatMath: the C library's float atan2 or cos is not the nearest float on \(libraryMisses) of 20000 arguments")
+        print("FloatMath: the C library's float atan2 or cos is not the nearest float on \(libraryMisses) of 20000 "
+              + "arguments")
     }
 }

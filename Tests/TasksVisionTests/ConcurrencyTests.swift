@@ -33,7 +33,8 @@ final class ConcurrencyTests: XCTestCase {
         let hands = try handPhotos.map(image)
         let serialFaces = try faces.map { try FaceDetector(options: try faceOptions()).detect(image: $0) }
         let serialHands = try hands.map { try HandLandmarker(options: try handOptions()).detect(image: $0) }
-        XCTAssertTrue(serialFaces.allSatisfy { !$0.detections.isEmpty } && serialHands.allSatisfy { !$0.landmarks.isEmpty })
+        XCTAssertTrue(serialFaces.allSatisfy { !$0.detections.isEmpty }
+                      && serialHands.allSatisfy { !$0.landmarks.isEmpty })
 
         let faceDetectors = try faces.map { _ in try FaceDetector(options: try faceOptions()) }
         let handLandmarkers = try hands.map { _ in try HandLandmarker(options: try handOptions()) }
@@ -91,7 +92,8 @@ final class ConcurrencyTests: XCTestCase {
         XCTAssertEqual(accepted.count + dropped + refused, 240)
         XCTAssertGreaterThan(accepted.count, 0)
         XCTAssertGreaterThan(dropped, 0, "frames arriving while one is in flight are dropped, not queued")
-        XCTAssertEqual(delivered.map(\.0), accepted.sorted(), "every accepted frame is delivered once, in timestamp order")
+        XCTAssertEqual(delivered.map(\.0), accepted.sorted(),
+                       "every accepted frame is delivered once, in timestamp order")
         XCTAssertTrue(delivered.allSatisfy(\.1), "each result belongs to its own frame")
     }
 
@@ -106,13 +108,17 @@ final class ConcurrencyTests: XCTestCase {
                 switch kind {
                 case "faces":
                     var o = try faceOptions(.liveStream)
-                    o.resultCallback = { result, _ in XCTAssertEqual((try? result.get())?.detections.count, 1); delivered.fulfill() }
+                    o.resultCallback = { result, _ in
+                        XCTAssertEqual((try? result.get())?.detections.count, 1); delivered.fulfill()
+                    }
                     let task = try FaceDetector(options: o)
                     weakTask = task
                     XCTAssertTrue(try task.detectAsync(image: face, timestampInMilliseconds: 1))
                 case "hands":
                     var o = try handOptions(.liveStream)
-                    o.resultCallback = { result, _ in XCTAssertEqual((try? result.get())?.landmarks.count, 1); delivered.fulfill() }
+                    o.resultCallback = { result, _ in
+                        XCTAssertEqual((try? result.get())?.landmarks.count, 1); delivered.fulfill()
+                    }
                     let task = try HandLandmarker(options: o)
                     weakTask = task
                     XCTAssertTrue(try task.detectAsync(image: hand, timestampInMilliseconds: 1))
@@ -120,7 +126,10 @@ final class ConcurrencyTests: XCTestCase {
                     let o = GestureRecognizerOptions()
                     o.baseOptions.modelAssetPath = try Paths.model("gesture_recognizer.task")
                     o.runningMode = .liveStream
-                    o.resultCallback = { result, _ in XCTAssertEqual((try? result.get())?.gestures.first?.first?.categoryName, "Thumb_Up"); delivered.fulfill() }
+                    o.resultCallback = { result, _ in
+                        XCTAssertEqual((try? result.get())?.gestures.first?.first?.categoryName, "Thumb_Up");
+                        delivered.fulfill()
+                    }
                     let task = try GestureRecognizer(options: o)
                     weakTask = task
                     XCTAssertTrue(try task.recognizeAsync(image: hand, timestampInMilliseconds: 1))

@@ -10,10 +10,13 @@ final class EdgeImageTests: XCTestCase {
         let pose = try PoseLandmarker(modelPath: try Paths.model("pose_landmarker_lite.task"))
         let images: [MPImage] = [
             try MPImage(pixels: [128], width: 1, height: 1, pixelFormat: .gray8),
-            try MPImage(pixels: [UInt8](repeating: 0, count: 2 * 3 * 4), width: 2, height: 3, pixelFormat: .rgba8, orientation: .leftMirrored),
+            try MPImage(pixels: [UInt8](repeating: 0, count: 2 * 3 * 4), width: 2, height: 3, pixelFormat: .rgba8,
+                        orientation: .leftMirrored),
             try MPImage(pixels: [UInt8](repeating: 0, count: 64 * 48 * 3), width: 64, height: 48, pixelFormat: .rgb8),
-            try MPImage(pixels: [UInt8](repeating: 255, count: 640 * 480), width: 640, height: 480, pixelFormat: .gray8, orientation: .right),
-            try MPImage(pixels: [UInt8](repeating: 200, count: 3000 * 10), width: 3000, height: 10, pixelFormat: .gray8),
+            try MPImage(pixels: [UInt8](repeating: 255, count: 640 * 480), width: 640, height: 480, pixelFormat: .gray8,
+                        orientation: .right),
+            try MPImage(pixels: [UInt8](repeating: 200, count: 3000 * 10), width: 3000, height: 10,
+                        pixelFormat: .gray8),
         ]
         for image in images {
             for d in try face.detect(image: image).detections {
@@ -48,17 +51,21 @@ final class EdgeImageTests: XCTestCase {
             XCTAssertEqual(h.landmarks.count, 0, what)
             XCTAssertEqual(try gestures.recognize(image: image).gestures.count, 0, what)
             for p in try pose.results(in: VisionImage(image: image), timestampInMilliseconds: t) {
-                XCTAssertTrue(p.landmarks.allSatisfy { $0.position.x.isFinite && $0.position.y.isFinite && $0.inFrameLikelihood.isFinite }, what)
+                XCTAssertTrue(p.landmarks.allSatisfy {
+                    $0.position.x.isFinite && $0.position.y.isFinite && $0.inFrameLikelihood.isFinite
+                }, what)
             }
         }
         for value: UInt8 in [0, 255] {
             for orientation in ImageOrientation.allCases {
-                let image = try MPImage(pixels: [UInt8](repeating: value, count: 320 * 240 * 4), width: 320, height: 240,
+                let image = try MPImage(pixels: [UInt8](repeating: value, count: 320 * 240 * 4), width: 320,
+                                        height: 240,
                                         pixelFormat: .bgra8, orientation: orientation)
                 try check(image, "\(value) \(orientation)")
             }
         }
-        let huge = try MPImage(pixels: [UInt8](repeating: 255, count: 10_000 * 10_000), width: 10_000, height: 10_000, pixelFormat: .gray8)
+        let huge = try MPImage(pixels: [UInt8](repeating: 255, count: 10_000 * 10_000), width: 10_000, height: 10_000,
+                               pixelFormat: .gray8)
         try check(huge, "10000x10000")
     }
 
@@ -72,6 +79,7 @@ final class EdgeImageTests: XCTestCase {
             }
         }
         let image = try MPImage(pixels: gray, width: rgb.pixelWidth, height: rgb.pixelHeight, pixelFormat: .gray8)
-        XCTAssertEqual(try FaceDetector(modelPath: try Paths.model("blaze_face_short_range.tflite")).detect(image: image).detections.count, 1)
+        XCTAssertEqual(try FaceDetector(modelPath: try Paths.model("blaze_face_short_range.tflite"))
+                        .detect(image: image).detections.count, 1)
     }
 }

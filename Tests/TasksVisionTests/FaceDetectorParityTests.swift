@@ -11,7 +11,10 @@ final class FaceDetectorParityTests: XCTestCase {
     struct Fixture: Decodable {
         struct Box: Decodable { let originX: Float; let originY: Float; let width: Float; let height: Float }
         struct Face: Decodable { let boundingBox: Box; let score: Float; let keypoints: [[Float]] }
-        struct Entry: Decodable { let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?; let detections: [Face] }
+        struct Entry: Decodable {
+            let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?;
+            let detections: [Face]
+        }
         let model: String
         let results: [Entry]
         let sequence: String?
@@ -19,23 +22,35 @@ final class FaceDetectorParityTests: XCTestCase {
 
     struct Worst: CustomStringConvertible {
         var edge: Float = 0, edgeAllowed: Float = 0, keypoint: Float = 0, score: Float = 0, faces = 0
-        var description: String { String(format: "faces %d, worst box edge %.2f px (allowed %.2f), keypoint %.5f, score %.5f", faces, edge, edgeAllowed, keypoint, score) }
+        var description: String {
+            String(format: "faces %d, worst box edge %.2f px (allowed %.2f), keypoint %.5f, score %.5f", faces, edge,
+                   edgeAllowed, keypoint, score)
+        }
     }
 
     func fixture(_ name: String) throws -> Fixture {
-        try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/faces/" + name)))
+        try JSONDecoder().decode(Fixture.self,
+                                 from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/faces/" + name)))
     }
 
     /// Compares detections (normalized, stored-image coordinates) with the reference, after
     /// MediaPipe's own conversion to pixels. A reference face scoring within 0.01 of the
     /// threshold may be missing from ours (and the other way round): the score tolerance
     /// allows it to fall on either side.
-    func compare(_ ours: [RawDetection], _ ref: Fixture.Entry, threshold: Float = 0.5, worst: inout Worst, _ what: String) {
+    func compare(_ ours: [RawDetection], _ ref: Fixture.Entry, threshold: Float = 0.5, worst: inout Worst,
+                 _ what: String) {
         let W = ref.width, H = ref.height
-        let all = ours.map { (box: DetectionTransformation.pixelBox($0.box, width: W, height: H), score: $0.score, kps: $0.keypoints) }
-        let mine = all.filter { m in m.score >= threshold + 0.01 || ref.detections.contains { closeBoxesRect($0.boundingBox, m.box) } }
-        let theirs = ref.detections.filter { r in r.score >= threshold + 0.01 || all.contains { closeBoxesRect(r.boundingBox, $0.box) } }
-        XCTAssertEqual(mine.count, theirs.count, "\(what): number of faces (ours \(ours.map(\.score)), reference \(ref.detections.map(\.score)))")
+        let all = ours.map {
+            (box: DetectionTransformation.pixelBox($0.box, width: W, height: H), score: $0.score, kps: $0.keypoints)
+        }
+        let mine = all.filter { m in
+            m.score >= threshold + 0.01 || ref.detections.contains { closeBoxesRect($0.boundingBox, m.box) }
+        }
+        let theirs = ref.detections.filter { r in
+            r.score >= threshold + 0.01 || all.contains { closeBoxesRect(r.boundingBox, $0.box) }
+        }
+        XCTAssertEqual(mine.count, theirs.count,
+                       "\(what): number of faces (ours \(ours.map(\.score)), reference \(ref.detections.map(\.score)))")
         guard mine.count == theirs.count else { return }
         var used = Set<Int>()
         for r in theirs {
@@ -79,7 +94,8 @@ final class FaceDetectorParityTests: XCTestCase {
     /// The public result of an unrotated image equals MediaPipe's pixel boxes.
     func comparePublic(_ result: FaceDetectorResult, _ raw: [RawDetection], _ ref: Fixture.Entry, _ what: String) {
         for (d, r) in zip(result.detections, raw) {
-            XCTAssertEqual(d.boundingBox, DetectionTransformation.pixelBox(r.box, width: ref.width, height: ref.height), what)
+            XCTAssertEqual(d.boundingBox, DetectionTransformation.pixelBox(r.box, width: ref.width, height: ref.height),
+                           what)
             XCTAssertEqual(d.categories.first?.score, r.score, what)
         }
     }
@@ -89,7 +105,8 @@ final class FaceDetectorParityTests: XCTestCase {
         let detector = try FaceDetector(modelPath: try Paths.model(model))
         var worst = Worst()
         for entry in fx.results {
-            let image = try TestImages.load(Paths.images + "/" + entry.file, orientation: orientation(forRotation: entry.rotation ?? 0))
+            let image = try TestImages.load(Paths.images + "/" + entry.file,
+                                            orientation: orientation(forRotation: entry.rotation ?? 0))
             let raw = try detector.detectNormalized(image)
             compare(raw, entry, worst: &worst, "\(entry.file) rotated \(entry.rotation ?? 0)")
             if entry.rotation ?? 0 == 0 { comparePublic(try detector.detect(image: image), raw, entry, entry.file) }
@@ -97,12 +114,19 @@ final class FaceDetectorParityTests: XCTestCase {
         print("FaceDetector \(model) image mode, \(fx.results.count) runs: \(worst)")
     }
 
-    func testShortRangeImageModeWithRotations() throws { try runImageMode("image_short.json", model: "blaze_face_short_range.tflite") }
-    func testWheelShortRangeModelGivesTheSameResults() throws { try runImageMode("image_short.json", model: "face_detection_short_range.tflite") }
-    func testFullRangeSparseImageMode() throws { try runImageMode("image_full_sparse.json", model: "face_detection_full_range_sparse.tflite") }
+    func testShortRangeImageModeWithRotations() throws {
+        try runImageMode("image_short.json", model: "blaze_face_short_range.tflite")
+    }
+    func testWheelShortRangeModelGivesTheSameResults() throws {
+        try runImageMode("image_short.json", model: "face_detection_short_range.tflite")
+    }
+    func testFullRangeSparseImageMode() throws {
+        try runImageMode("image_full_sparse.json", model: "face_detection_full_range_sparse.tflite")
+    }
 
     func testVideoModeOnSequences() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/faces").sorted() where name.hasPrefix("video_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/faces").sorted()
+            where name.hasPrefix("video_") {
             let fx = try fixture(name)
             let options = FaceDetectorOptions()
             options.baseOptions.modelAssetPath = try Paths.model(fx.model)

@@ -61,8 +61,11 @@ final class FuzzRegressionTests: XCTestCase {
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 let patch = try JSONDecoder().decode(Patch.self, from: data)
                 var bytes = try ModelAsset.readFile(try Paths.model(patch.base))
-                bytes = Array(bytes.prefix(patch.length)) + [UInt8](repeating: 0, count: max(0, patch.length - bytes.count))
-                for edit in patch.edits where edit.count == 2 && edit[0] < bytes.count { bytes[edit[0]] = UInt8(truncatingIfNeeded: edit[1]) }
+                bytes = Array(bytes.prefix(patch.length))
+                    + [UInt8](repeating: 0, count: max(0, patch.length - bytes.count))
+                for edit in patch.edits where edit.count == 2 && edit[0] < bytes.count {
+                    bytes[edit[0]] = UInt8(truncatingIfNeeded: edit[1])
+                }
                 out.append((name, bytes))
             } else {
                 out.append((name, try ModelAsset.readFile(path)))

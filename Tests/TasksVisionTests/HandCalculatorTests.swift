@@ -14,12 +14,15 @@ final class HandCalculatorTests: XCTestCase {
         // angle minus pi/2 is the rotation.
         let d = RawDetection(score: 1, classId: 0, box: RelativeBox(xmin: 0.4, ymin: 0.4, width: 0.2, height: 0.1),
                              keypoints: [SIMD2(0.5, 0.6), SIMD2(0, 0), SIMD2(0.5, 0.4)])
-        let upright = DetectionsToRects.rect(d, imageWidth: 100, imageHeight: 100, startKeypoint: 0, endKeypoint: 2, targetAngle: .pi / 2)
+        let upright = DetectionsToRects.rect(d, imageWidth: 100, imageHeight: 100, startKeypoint: 0, endKeypoint: 2,
+                                             targetAngle: .pi / 2)
         XCTAssertEqual(upright.rotation, 0, accuracy: 1e-6)
         XCTAssertEqual(upright.xCenter, 0.5, accuracy: 1e-7)
         XCTAssertEqual(upright.yCenter, 0.45, accuracy: 1e-7)
-        let tasks = DetectionsToRects.rect(d, imageWidth: 100, imageHeight: 100, startKeypoint: 0, endKeypoint: 2, targetAngle: HandPipeline.palmRotationTargetAngle)
-        XCTAssertEqual(tasks.rotation, normalizeRadians(90 - .pi / 2), accuracy: 1e-5, "MediaPipe Tasks' 90-radian target")
+        let tasks = DetectionsToRects.rect(d, imageWidth: 100, imageHeight: 100, startKeypoint: 0, endKeypoint: 2,
+                                           targetAngle: HandPipeline.palmRotationTargetAngle)
+        XCTAssertEqual(tasks.rotation, normalizeRadians(90 - .pi / 2), accuracy: 1e-5,
+                       "MediaPipe Tasks' 90-radian target")
     }
 
     func testRectTransformation() {
@@ -51,7 +54,8 @@ final class HandCalculatorTests: XCTestCase {
         // Partial landmarks: 0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18 (no fingertips).
         let partial = [0, 1, 2, 3, 5, 6, 9, 10, 13, 14, 17, 18].map { lms[$0] }
         let x0 = partial[0].x, y0 = partial[0].y
-        let x1 = ((partial[4].x + partial[8].x) / 2 + partial[6].x) / 2, y1 = ((partial[4].y + partial[8].y) / 2 + partial[6].y) / 2
+        let x1 = ((partial[4].x + partial[8].x) / 2 + partial[6].x) / 2,
+            y1 = ((partial[4].y + partial[8].y) / 2 + partial[6].y) / 2
         XCTAssertEqual(r.rotation, normalizeRadians(.pi / 2 - atan2f(-(y1 - y0), x1 - x0)), accuracy: 1e-5)
         let withTips = lms.map(\.y).min()!
         XCTAssertGreaterThan(r.yCenter - r.height / 2, withTips - 0.001, "fingertips (y 0.48) are not in the box")
@@ -78,7 +82,8 @@ final class HandCalculatorTests: XCTestCase {
 
     func testDeduplication() {
         let a = hand(), b = hand(dx: 0.002), c = hand(dx: 0.3)
-        XCTAssertEqual(HandDeduplication.kept([a, b, c], imageWidth: 100, imageHeight: 100), [0, 2], "the near-copy is dropped, the first kept")
+        XCTAssertEqual(HandDeduplication.kept([a, b, c], imageWidth: 100, imageHeight: 100), [0, 2],
+                       "the near-copy is dropped, the first kept")
         XCTAssertEqual(HandDeduplication.kept([b, a], imageWidth: 100, imageHeight: 100), [0])
     }
 
@@ -95,27 +100,42 @@ final class HandCalculatorTests: XCTestCase {
         // Rotation by the image's rotation (-pi/2 for a 90-degree turn) maps +x to -y... and back.
         let r = LandmarksToMatrix.features(pts, imageWidth: nil, imageHeight: nil, rotation: -.pi / 2)
         XCTAssertEqual(r[3], 0, accuracy: 1e-5)
-        XCTAssertEqual(abs(r[4]), 0.2 / (0.4 + 1e-5), accuracy: 1e-4, "(0.2, 0) turns a quarter; the other point sets the 0.4 range")
+        XCTAssertEqual(abs(r[4]), 0.2 / (0.4 + 1e-5), accuracy: 1e-4,
+                       "(0.2, 0) turns a quarter; the other point sets the 0.4 range")
     }
 
     func testClassifierOptionsAndCombinedPrediction() {
         let labels = ["None", "Closed_Fist", "Open_Palm"]
         let scores: [Float] = [0.2, 0.5, 0.3]
-        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init()).map(\.categoryName), ["Closed_Fist", "Open_Palm", "None"])
-        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init(maxResults: 1)).count, 1)
-        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init(scoreThreshold: 0.25)).map(\.categoryName), ["Closed_Fist", "Open_Palm"])
-        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init(categoryAllowlist: ["Open_Palm"])).map(\.categoryName), ["Open_Palm"])
-        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init(categoryDenylist: ["Closed_Fist"])).first?.categoryName, "Open_Palm")
-        XCTAssertThrowsError(try ClassifierOptions(categoryAllowlist: ["a"], categoryDenylist: ["b"]).validate("canned")) { e in
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init())
+                        .map(\.categoryName), ["Closed_Fist", "Open_Palm", "None"])
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels, options: .init(maxResults: 1))
+                        .count, 1)
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
+                                                               options: .init(scoreThreshold: 0.25))
+                        .map(\.categoryName), ["Closed_Fist", "Open_Palm"])
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
+                                                               options: .init(categoryAllowlist: ["Open_Palm"]))
+                        .map(\.categoryName), ["Open_Palm"])
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
+                                                               options: .init(categoryDenylist: ["Closed_Fist"]))
+                        .first?.categoryName, "Open_Palm")
+        XCTAssertThrowsError(try ClassifierOptions(categoryAllowlist: ["a"],
+                                                   categoryDenylist: ["b"]).validate("canned")) { e in
             XCTAssertTrue("\(e)".contains("mutually exclusive"), "\(e)")
         }
         // Custom before canned: a non-None custom winner wins; a None custom defers to canned.
-        let custom = [ResultCategory(index: 0, score: 0.7, categoryName: "None"), ResultCategory(index: 1, score: 0.3, categoryName: "Rock")]
+        let custom = [ResultCategory(index: 0, score: 0.7, categoryName: "None"),
+                      ResultCategory(index: 1, score: 0.3, categoryName: "Rock")]
         let canned = ClassificationPostprocessing.categories(scores, labels: labels, options: .init())
-        XCTAssertEqual(CombinedPrediction.combine([custom, canned]), ResultCategory(index: -1, score: 0.5, categoryName: "Closed_Fist"))
-        let rock = [ResultCategory(index: 1, score: 0.6, categoryName: "Rock"), ResultCategory(index: 0, score: 0.4, categoryName: "None")]
+        XCTAssertEqual(CombinedPrediction.combine([custom, canned]),
+                       ResultCategory(index: -1, score: 0.5, categoryName: "Closed_Fist"))
+        let rock = [ResultCategory(index: 1, score: 0.6, categoryName: "Rock"),
+                    ResultCategory(index: 0, score: 0.4, categoryName: "None")]
         XCTAssertEqual(CombinedPrediction.combine([rock, canned])?.categoryName, "Rock")
-        XCTAssertEqual(CombinedPrediction.combine([custom, [ResultCategory(index: 0, score: 0.9, categoryName: "None")]])?.score, 0.7, "the first None")
+        XCTAssertEqual(
+            CombinedPrediction.combine([custom, [ResultCategory(index: 0, score: 0.9, categoryName: "None")]])?.score,
+            0.7, "the first None")
         XCTAssertNil(CombinedPrediction.combine([[], []]))
     }
 }

@@ -17,9 +17,17 @@ import XCTest
 /// results must moreover equal MediaPipe's values at the fixtures' six decimals.
 final class HandLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
-        struct Category: Decodable { let index: Int; let score: Float; let categoryName: String?; let displayName: String? }
-        struct Hand: Decodable { let handedness: [Category]; let landmarks: [[Float]]; let worldLandmarks: [[Float]]; let gestures: [Category]? }
-        struct Entry: Decodable { let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?; let hands: [Hand] }
+        struct Category: Decodable {
+            let index: Int; let score: Float; let categoryName: String?; let displayName: String?
+        }
+        struct Hand: Decodable {
+            let handedness: [Category]; let landmarks: [[Float]]; let worldLandmarks: [[Float]];
+            let gestures: [Category]?
+        }
+        struct Entry: Decodable {
+            let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?;
+            let hands: [Hand]
+        }
         let model: String
         let sequence: String?
         let results: [Entry]
@@ -33,13 +41,17 @@ final class HandLandmarkerParityTests: XCTestCase {
         /// x, y, z, handedness and gesture scores) on matched hands.
         var worstValue: Float = 0
         var description: String {
-            String(format: "%d hands in %d frames: landmark error mean %.5f (worst hand mean %.5f, max %.5f), world worst mean %.5f m, handedness score %.5f (%d undecided hands flipped), gesture score %.5f (%d gestures); largest difference of any value %.2g",
-                   hands, frames, hands > 0 ? meanSum / Float(hands) : 0, worstMean, worstMax, worstWorld, worstHandedness, handednessFlips, worstGesture, gestureChecks, worstValue)
+            String(format: "%d hands in %d frames: landmark error mean %.5f (worst hand mean %.5f, max %.5f), world "
+                           + "worst mean %.5f m, handedness score %.5f (%d undecided hands flipped), gesture score "
+                           + "%.5f (%d gestures); largest difference of any value %.2g",
+                   hands, frames, hands > 0 ? meanSum / Float(hands) : 0, worstMean, worstMax, worstWorld,
+                   worstHandedness, handednessFlips, worstGesture, gestureChecks, worstValue)
         }
     }
 
     static func fixture(_ name: String) throws -> Fixture {
-        try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/hands/" + name)))
+        try JSONDecoder().decode(Fixture.self,
+                                 from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/hands/" + name)))
     }
 
     /// Compares hands (stored-image coordinates) with the reference, matching by wrist position.
@@ -53,18 +65,21 @@ final class HandLandmarkerParityTests: XCTestCase {
         }
         var unstable: [String: [SIMD2<Float>]] = [:]
         for (file, rotations) in byFile where rotations.count == 4 {
-            for w in rotations.flatMap({ $0 }) where !rotations.allSatisfy({ $0.contains { abs($0.x - w.x) + abs($0.y - w.y) < 0.05 } }) {
+            for w in rotations.flatMap({ $0 })
+                where !rotations.allSatisfy({ $0.contains { abs($0.x - w.x) + abs($0.y - w.y) < 0.05 } }) {
                 unstable[file, default: []].append(w)
             }
         }
         return unstable
     }
 
-    static func compare(_ ours: [HandPipeline.Hand], gestures: [[ResultCategory]]?, _ reference: Fixture.Entry, stats: inout Stats, _ what: String,
+    static func compare(_ ours: [HandPipeline.Hand], gestures: [[ResultCategory]]?, _ reference: Fixture.Entry,
+                        stats: inout Stats, _ what: String,
                  meanLimit: Float = 0.005, maxLimit: Float = 0.02, unstable: [SIMD2<Float>] = []) {
         var ref = reference
         if (ref.rotation ?? 0) != 0 && !unstable.isEmpty {
-            ref = Fixture.Entry(file: ref.file, width: ref.width, height: ref.height, rotation: ref.rotation, timestampMs: ref.timestampMs, hands: ref.hands.filter { h in
+            ref = Fixture.Entry(file: ref.file, width: ref.width, height: ref.height, rotation: ref.rotation,
+                                timestampMs: ref.timestampMs, hands: ref.hands.filter { h in
                 let w = SIMD2(h.landmarks[0][0], h.landmarks[0][1])
                 let isUnstable = unstable.contains { abs($0.x - w.x) + abs($0.y - w.y) < 0.05 }
                 let found = ours.contains { abs($0.landmarks[0].x - w.x) + abs($0.landmarks[0].y - w.y) < 0.05 }
@@ -79,7 +94,9 @@ final class HandLandmarkerParityTests: XCTestCase {
         var used = Set<Int>()
         for (ri, r) in ref.hands.enumerated() {
             guard let i = ours.indices.filter({ !used.contains($0) }).min(by: { a, b in
-                func d(_ k: Int) -> Float { abs(ours[k].landmarks[0].x - r.landmarks[0][0]) + abs(ours[k].landmarks[0].y - r.landmarks[0][1]) }
+                func d(_ k: Int) -> Float {
+                    abs(ours[k].landmarks[0].x - r.landmarks[0][0]) + abs(ours[k].landmarks[0].y - r.landmarks[0][1])
+                }
                 return d(a) < d(b)
             }) else { continue }
             used.insert(i)
@@ -89,8 +106,10 @@ final class HandLandmarkerParityTests: XCTestCase {
                 let e = max(abs(lm.x - r.landmarks[k][0]), abs(lm.y - r.landmarks[k][1]))
                 sum += e; mx = max(mx, e)
                 let w = h.worldLandmarks[k]
-                world += max(abs(w.x - r.worldLandmarks[k][0]), abs(w.y - r.worldLandmarks[k][1]), abs(w.z - r.worldLandmarks[k][2]))
-                stats.worstValue = max(stats.worstValue, e, abs(lm.z - r.landmarks[k][2]), abs(w.x - r.worldLandmarks[k][0]),
+                world += max(abs(w.x - r.worldLandmarks[k][0]), abs(w.y - r.worldLandmarks[k][1]),
+                             abs(w.z - r.worldLandmarks[k][2]))
+                stats.worstValue = max(stats.worstValue, e, abs(lm.z - r.landmarks[k][2]),
+                                       abs(w.x - r.worldLandmarks[k][0]),
                                        abs(w.y - r.worldLandmarks[k][1]), abs(w.z - r.worldLandmarks[k][2]))
             }
             let mean = sum / 21
@@ -100,11 +119,13 @@ final class HandLandmarkerParityTests: XCTestCase {
             XCTAssertLessThanOrEqual(world, 0.005, "\(what) hand \(ri): world landmark mean error")
             XCTAssertEqual(h.handedness.categoryName, r.handedness[0].categoryName, "\(what) hand \(ri): handedness")
             XCTAssertEqual(h.handedness.index, r.handedness[0].index, "\(what) hand \(ri): handedness index")
-            XCTAssertEqual(h.handedness.score, r.handedness[0].score, accuracy: handednessTolerance, "\(what) hand \(ri): handedness score")
+            XCTAssertEqual(h.handedness.score, r.handedness[0].score, accuracy: handednessTolerance,
+                           "\(what) hand \(ri): handedness score")
             stats.hands += 1
             stats.worstValue = max(stats.worstValue, abs(h.handedness.score - r.handedness[0].score))
             stats.meanSum += mean
-            stats.worstMean = max(stats.worstMean, mean); stats.worstMax = max(stats.worstMax, mx); stats.worstWorld = max(stats.worstWorld, world)
+            stats.worstMean = max(stats.worstMean, mean); stats.worstMax = max(stats.worstMax, mx);
+            stats.worstWorld = max(stats.worstWorld, world)
             if h.handedness.categoryName == r.handedness[0].categoryName {
                 stats.worstHandedness = max(stats.worstHandedness, abs(h.handedness.score - r.handedness[0].score))
             } else {
@@ -144,8 +165,10 @@ final class HandLandmarkerParityTests: XCTestCase {
         let landmarker = try handLandmarker(.image)
         var stats = Stats()
         for e in fx.results {
-            let image = try TestImages.load(Paths.images + "/" + e.file, orientation: orientation(forRotation: e.rotation ?? 0))
-            Self.compare(landmarker.hands(image), gestures: nil, e, stats: &stats, "\(e.file) rotated \(e.rotation ?? 0)", unstable: unstable[e.file] ?? [])
+            let image = try TestImages.load(Paths.images + "/" + e.file,
+                                            orientation: orientation(forRotation: e.rotation ?? 0))
+            Self.compare(landmarker.hands(image), gestures: nil, e, stats: &stats,
+                         "\(e.file) rotated \(e.rotation ?? 0)", unstable: unstable[e.file] ?? [])
         }
         print("HandLandmarker image mode: \(stats)")
         Self.assertExact(stats, "image mode")
@@ -162,7 +185,9 @@ final class HandLandmarkerParityTests: XCTestCase {
             for e in fx.results where e.rotation == 0 {
                 let image = try TestImages.load(Paths.images + "/" + e.file)
                 for (h, r) in zip(landmarker.hands(image), e.hands) {
-                    for (k, lm) in h.landmarks.enumerated() { total += abs(lm.x - r.landmarks[k][0]) + abs(lm.y - r.landmarks[k][1]) }
+                    for (k, lm) in h.landmarks.enumerated() {
+                        total += abs(lm.x - r.landmarks[k][0]) + abs(lm.y - r.landmarks[k][1])
+                    }
                 }
             }
             errors.append(total)
@@ -172,7 +197,8 @@ final class HandLandmarkerParityTests: XCTestCase {
     }
 
     func testVideoModeTracking() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted() where name.hasPrefix("video_hands_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted()
+            where name.hasPrefix("video_hands_") {
             let fx = try Self.fixture(name)
             let landmarker = try handLandmarker(.video)
             var stats = Stats()
@@ -189,9 +215,11 @@ final class HandLandmarkerParityTests: XCTestCase {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
                 Self.compare(again.hands(image), gestures: nil, e, stats: &stats, "\(name) \(e.file)")
             }
-            print("HandLandmarker video \(name): \(stats); palm detection ran on \(landmarker.palmDetectionCount) of \(fx.results.count) frames")
+            print("HandLandmarker video \(name): \(stats); palm detection ran on \(landmarker.palmDetectionCount) of "
+                  + "\(fx.results.count) frames")
             Self.assertExact(stats, "video \(name)")
-            if fx.results.allSatisfy({ $0.hands.count == 2 }) == false && fx.results.contains(where: { !$0.hands.isEmpty }) {
+            if fx.results.allSatisfy({ $0.hands.count == 2 }) == false
+                && fx.results.contains(where: { !$0.hands.isEmpty }) {
                 // With numHands 2 and at most one hand in view, palm detection runs on every frame (MediaPipe's rule).
                 XCTAssertEqual(landmarker.palmDetectionCount, fx.results.count)
             }
@@ -216,9 +244,11 @@ final class GestureRecognizerParityTests: XCTestCase {
         let r = try recognizer(model)
         var stats = Base.Stats()
         for e in fx.results {
-            let image = try TestImages.load(Paths.images + "/" + e.file, orientation: orientation(forRotation: e.rotation ?? 0))
+            let image = try TestImages.load(Paths.images + "/" + e.file,
+                                            orientation: orientation(forRotation: e.rotation ?? 0))
             let found = r.handsAndGestures(image)
-            Base.compare(found.map { $0.hand }, gestures: found.map { $0.gestures }, e, stats: &stats, "\(fixtureName) \(e.file) rotated \(e.rotation ?? 0)",
+            Base.compare(found.map { $0.hand }, gestures: found.map { $0.gestures }, e, stats: &stats,
+                         "\(fixtureName) \(e.file) rotated \(e.rotation ?? 0)",
                          unstable: unstable[e.file] ?? [])
         }
         print("GestureRecognizer \(model) image mode: \(stats)")
@@ -226,17 +256,21 @@ final class GestureRecognizerParityTests: XCTestCase {
     }
 
     func testCannedGesturesWithRotations() throws { try run("image_gestures.json", model: "gesture_recognizer.task") }
-    func testCustomClassifierRockPaperScissors() throws { try run("image_gestures_custom.json", model: "gesture_recognizer_with_custom_classifier.task") }
+    func testCustomClassifierRockPaperScissors() throws {
+        try run("image_gestures_custom.json", model: "gesture_recognizer_with_custom_classifier.task")
+    }
 
     func testVideoMode() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted() where name.hasPrefix("video_gestures_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted()
+            where name.hasPrefix("video_gestures_") {
             let fx = try Base.fixture(name)
             let r = try recognizer("gesture_recognizer.task", mode: .video)
             var stats = Base.Stats()
             for e in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
                 let found = r.handsAndGestures(image)
-                Base.compare(found.map { $0.hand }, gestures: found.map { $0.gestures }, e, stats: &stats, "\(name) \(e.file)")
+                Base.compare(found.map { $0.hand }, gestures: found.map { $0.gestures }, e, stats: &stats,
+                             "\(name) \(e.file)")
             }
             print("GestureRecognizer video \(name): \(stats)")
             HandLandmarkerParityTests.assertExact(stats, "gestures video \(name)")
@@ -262,9 +296,14 @@ extension GestureRecognizerParityTests {
         }
         let ours = try run(nudge: 0)
         var worstNudge: Float = 0
-        for nudge: Float in [1e-5, -1e-5] { worstNudge = max(worstNudge, zip(ours, try run(nudge: nudge)).map { abs($0 - $1) }.max() ?? 0) }
-        let worstReference = zip(ours, fx.results.map { $0.hands.first?.gestures?.first?.score ?? -1 }).map { abs($0 - $1) }.max() ?? 0
-        print(String(format: "GestureRecognizer hand_asl_1 video, worst gesture score change: ours vs MediaPipe %.4f, ours vs ours nudged by 1e-5 %.4f", worstReference, worstNudge))
+        for nudge: Float in [1e-5, -1e-5] {
+            worstNudge = max(worstNudge, zip(ours, try run(nudge: nudge)).map { abs($0 - $1) }.max() ?? 0)
+        }
+        let worstReference = zip(ours, fx.results.map { $0.hands.first?.gestures?.first?.score ?? -1 }).map {
+            abs($0 - $1)
+        }.max() ?? 0
+        print(String(format: "GestureRecognizer hand_asl_1 video, worst gesture score change: ours vs MediaPipe %.4f, "
+                             + "ours vs ours nudged by 1e-5 %.4f", worstReference, worstNudge))
         XCTAssertLessThanOrEqual(worstReference, max(2 * worstNudge, 0.02))
     }
 }
@@ -279,21 +318,29 @@ extension GestureRecognizerParityTests {
     func testVideoModeOneStep() throws {
         let r = try recognizer("gesture_recognizer.task", mode: .video)
         var stats = Base.Stats(), checked = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted() where name.hasPrefix("video_gestures_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted()
+            where name.hasPrefix("video_gestures_") {
             let fx = try Base.fixture(name)
             for (t, e) in fx.results.enumerated() where t > 0 {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
                 for previous in fx.results[t - 1].hands {
                     let landmarks = previous.landmarks.map { NormalizedLandmark(x: $0[0], y: $0[1], z: $0[2]) }
-                    let rect = RectTransformation.handNextFrame.apply(HandLandmarksToRect.rect(landmarks, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),
-                                                                      imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+                    let rect = RectTransformation.handNextFrame.apply(
+                        HandLandmarksToRect.rect(landmarks, imageWidth: image.pixelWidth,
+                                                 imageHeight: image.pixelHeight),
+                        imageWidth: image.pixelWidth,
+                        imageHeight: image.pixelHeight)
                     // The tracked hand MediaPipe reports in this frame: the one nearest the previous wrist.
-                    guard let ref = e.hands.min(by: { abs($0.landmarks[0][0] - landmarks[0].x) + abs($0.landmarks[0][1] - landmarks[0].y)
-                        < abs($1.landmarks[0][0] - landmarks[0].x) + abs($1.landmarks[0][1] - landmarks[0].y) }) else { continue }
+                    guard let ref = e.hands.min(by: { abs($0.landmarks[0][0] - landmarks[0].x)
+                        + abs($0.landmarks[0][1] - landmarks[0].y)
+                        < abs($1.landmarks[0][0] - landmarks[0].x) + abs($1.landmarks[0][1] - landmarks[0].y) })
+                    else { continue }
                     let hand = try XCTUnwrap(r.pipeline.landmarks(image, rect: rect), "\(name) \(e.file): hand lost")
                     // Compared as one image (no timestamp), so with the image tolerances.
-                    let entry = Base.Fixture.Entry(file: e.file, width: e.width, height: e.height, rotation: nil, timestampMs: nil, hands: [ref])
-                    Base.compare([hand], gestures: [r.gestures(for: hand, image: image)], entry, stats: &stats, "\(name) \(e.file) one step")
+                    let entry = Base.Fixture.Entry(file: e.file, width: e.width, height: e.height, rotation: nil,
+                                                   timestampMs: nil, hands: [ref])
+                    Base.compare([hand], gestures: [r.gestures(for: hand, image: image)], entry, stats: &stats,
+                                 "\(name) \(e.file) one step")
                     checked += 1
                 }
             }
@@ -313,14 +360,16 @@ extension GestureRecognizerParityTests {
         where name.hasPrefix("video_gestures_") || name == "image_gestures.json" {
             let fx = try Base.fixture(name)
             for e in fx.results where (e.rotation ?? 0) == 0 {
-                let path = fx.sequence.map { Paths.sequences + "/" + $0 + "/" + e.file } ?? (Paths.images + "/" + e.file)
+                let path = fx.sequence.map { Paths.sequences + "/" + $0 + "/" + e.file }
+                    ?? (Paths.images + "/" + e.file)
                 let image = try TestImages.load(path)
                 for (k, h) in e.hands.enumerated() {
                     guard let expected = h.gestures?.first else { continue }
                     let hand = HandPipeline.Hand(
                         landmarks: h.landmarks.map { NormalizedLandmark(x: $0[0], y: $0[1], z: $0[2]) },
                         worldLandmarks: h.worldLandmarks.map { Landmark(x: $0[0], y: $0[1], z: $0[2]) },
-                        handedness: ResultCategory(index: h.handedness[0].index, score: h.handedness[0].score, categoryName: h.handedness[0].categoryName),
+                        handedness: ResultCategory(index: h.handedness[0].index, score: h.handedness[0].score,
+                                                   categoryName: h.handedness[0].categoryName),
                         presence: 1, nextFrameRect: NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1))
                     let got = r.gestures(for: hand, image: image).first
                     XCTAssertEqual(got?.categoryName, expected.categoryName, "\(name) \(e.file) hand \(k)")
@@ -353,7 +402,8 @@ final class HandTrackingTests: XCTestCase {
             if landmarker.palmDetectionCount == before { skipped += 1 }
             HandLandmarkerParityTests.compare(hands, gestures: nil, e, stats: &stats, "numHands 1 \(e.file)")
         }
-        print("HandLandmarker video, numHands 1: \(stats); palm detection ran on \(landmarker.palmDetectionCount) of \(fx.results.count) frames")
+        print("HandLandmarker video, numHands 1: \(stats); palm detection ran on \(landmarker.palmDetectionCount) of "
+              + "\(fx.results.count) frames")
         HandLandmarkerParityTests.assertExact(stats, "video, numHands 1")
         XCTAssertEqual(landmarker.palmDetectionCount, 1, "the hand is tracked from the first frame on")
         XCTAssertEqual(skipped, fx.results.count - 1)

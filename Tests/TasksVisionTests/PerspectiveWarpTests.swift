@@ -17,7 +17,8 @@ final class PerspectiveWarpTests: XCTestCase {
             let image = try MPImage(pixels: pixels, width: w, height: h, pixelFormat: format, bytesPerRow: stride)
             // Centres inside and outside, any angle, quarter turns, sizes from a few pixels to several images.
             let quarter = trial % 5 == 0
-            let angle = quarter ? Float(Int.random(in: -2...2, using: &rng)) * .pi / 2 : Float.random(in: -4...4, using: &rng)
+            let angle = quarter
+                ? Float(Int.random(in: -2...2, using: &rng)) * .pi / 2 : Float.random(in: -4...4, using: &rng)
             let roi = RotatedRect(centerX: Float.random(in: -0.3...1.3, using: &rng) * Float(w),
                                   centerY: Float.random(in: -0.3...1.3, using: &rng) * Float(h),
                                   width: Float.random(in: 0.05...3, using: &rng) * Float(w),
@@ -25,14 +26,19 @@ final class PerspectiveWarpTests: XCTestCase {
             let ow = [1, 7, 64, 65, 130, 224][trial % 6], oh = [1, 16, 17, 33, 224][trial % 5]
             for border in [ImageToTensor.BorderMode.zero, .replicate] {
                 let flip = trial % 3 == 0
-                let got = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: ow, height: oh, border: border)
-                let want = Self.scalarWarp(image, roi: roi, flipHorizontally: flip, width: ow, height: oh, border: border)
+                let got = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: ow, height: oh,
+                                             border: border)
+                let want = Self.scalarWarp(image, roi: roi, flipHorizontally: flip, width: ow, height: oh,
+                                           border: border)
                 XCTAssertEqual(got.count, want.count)
                 let diff = zip(got, want).filter { $0 != $1 }.count
-                XCTAssertEqual(diff, 0, "trial \(trial) \(format) \(w)x\(h) roi \(roi) out \(ow)x\(oh) \(border): \(diff) bytes differ")
+                XCTAssertEqual(diff, 0,
+                    "trial \(trial) \(format) \(w)x\(h) roi \(roi) out \(ow)x\(oh) \(border): \(diff) bytes differ")
                 compared += got.count
                 let corners = PerspectiveTransform.boxPoints(roi)
-                if corners.contains(where: { $0.0 < 0 || $0.1 < 0 || $0.0 > Float(w) || $0.1 > Float(h) }) { bordered += 1 }
+                if corners.contains(where: { $0.0 < 0 || $0.1 < 0 || $0.0 > Float(w) || $0.1 > Float(h) }) {
+                    bordered += 1
+                }
             }
         }
         XCTAssertGreaterThan(compared, 1_000_000)
@@ -55,7 +61,8 @@ final class PerspectiveWarpTests: XCTestCase {
         // The matrix in locals: read from the array, each pixel paid a bounds check per element.
         let m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3], m4 = m[4], m5 = m[5]
         let m6 = m[6], m7 = m[7], m8 = m[8]
-        let sw = image.pixelWidth, sh = image.pixelHeight, stride = image.bytesPerRow, bpp = image.pixelFormat.bytesPerPixel
+        let sw = image.pixelWidth, sh = image.pixelHeight, stride = image.bytesPerRow,
+            bpp = image.pixelFormat.bytesPerPixel
         let (ro, go, bo) = image.pixelFormat.rgbOffsets
         // OpenCV's warpPerspective works in blocks; a row's coordinates restart at each block's x.
         let blockH = Swift.min(16, height)
@@ -74,8 +81,10 @@ final class PerspectiveWarpTests: XCTestCase {
                         for x1 in 0..<bw {
                             var ww = w0 + m6 * Double(x1)
                             ww = ww != 0 ? Double(tab) / ww : 0
-                            let fx = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (x0 + m0 * Double(x1)) * ww))
-                            let fy = Swift.max(Double(Int32.min), Swift.min(Double(Int32.max), (y0 + m3 * Double(x1)) * ww))
+                            let fx = Swift.max(Double(Int32.min),
+                                               Swift.min(Double(Int32.max), (x0 + m0 * Double(x1)) * ww))
+                            let fy = Swift.max(Double(Int32.min),
+                                               Swift.min(Double(Int32.max), (y0 + m3 * Double(x1)) * ww))
                             // Round half to even by the 1.5 * 2^52 trick (|f| < 2^31): baseline x86-64
                             // has no rounding instruction, and `rounded` calls rint twice a pixel.
                             let X = Int((fx + 0x1.8p52) - 0x1.8p52), Y = Int((fy + 0x1.8p52) - 0x1.8p52)
@@ -89,7 +98,8 @@ final class PerspectiveWarpTests: XCTestCase {
                                 // Inside: the three channels written out (no per-pixel array of offsets).
                                 let p0 = base + (sy &* stride &+ sx &* bpp), p1 = p0 + stride
                                 @inline(__always) func blend(_ off: Int) -> UInt8 {
-                                    let v = Int(p0[off]) &* w00 &+ Int(p0[off &+ bpp]) &* w01 &+ Int(p1[off]) &* w10 &+ Int(p1[off &+ bpp]) &* w11
+                                    let v = Int(p0[off]) &* w00 &+ Int(p0[off &+ bpp]) &* w01
+                                        &+ Int(p1[off]) &* w10 &+ Int(p1[off &+ bpp]) &* w11
                                     return UInt8(clamping: (v &+ (1 << 14)) >> 15)
                                 }
                                 o[d] = blend(ro); o[d + 1] = blend(go); o[d + 2] = blend(bo)

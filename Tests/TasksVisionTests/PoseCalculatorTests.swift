@@ -5,17 +5,20 @@ import XCTest
 final class PoseCalculatorTests: XCTestCase {
     func testAlignmentPointsRegion() {
         // Hips at the centre, the full-body point 50 px straight above: a 100 px square, upright.
-        let r = AlignmentPointsRects.rect(center: SIMD2(0.5, 0.5), scale: SIMD2(0.5, 0.25), imageWidth: 200, imageHeight: 200)
+        let r = AlignmentPointsRects.rect(center: SIMD2(0.5, 0.5), scale: SIMD2(0.5, 0.25), imageWidth: 200,
+                                          imageHeight: 200)
         XCTAssertEqual(r.xCenter, 0.5); XCTAssertEqual(r.yCenter, 0.5)
         XCTAssertEqual(r.width, 0.5, accuracy: 1e-6); XCTAssertEqual(r.height, 0.5, accuracy: 1e-6)
         XCTAssertEqual(r.rotation, 0, accuracy: 1e-6)
         // Pointing right: turned by -90 degrees... normalized to (-pi, pi].
-        let t = AlignmentPointsRects.rect(center: SIMD2(0.5, 0.5), scale: SIMD2(0.75, 0.5), imageWidth: 200, imageHeight: 100)
+        let t = AlignmentPointsRects.rect(center: SIMD2(0.5, 0.5), scale: SIMD2(0.75, 0.5), imageWidth: 200,
+                                          imageHeight: 100)
         XCTAssertEqual(t.rotation, .pi / 2, accuracy: 1e-6)
         XCTAssertEqual(t.width * 200, 100, accuracy: 1e-4)
         XCTAssertEqual(t.height * 100, 100, accuracy: 1e-4, "square in pixels")
         // Then scale 1.25, square on the long side.
-        let e = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: 200, imageHeight: 200)
+        let e = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: 200,
+                                                                                       imageHeight: 200)
         XCTAssertEqual(e.width, 0.625, accuracy: 1e-6)
     }
 
@@ -24,12 +27,16 @@ final class PoseCalculatorTests: XCTestCase {
         var hm = [Float](repeating: -20, count: 8 * 8)
         for r in 1...3 { for c in 4...6 { hm[r * 8 + c] = 10 } }
         let lm = NormalizedLandmark(x: 4.2 / 8, y: 1.9 / 8, z: 0)
-        let refined = hm.withUnsafeBufferPointer { RefineLandmarksFromHeatmap.refine([lm], heatmap: $0, height: 8, width: 8, channels: 1) }
+        let refined = hm.withUnsafeBufferPointer {
+            RefineLandmarksFromHeatmap.refine([lm], heatmap: $0, height: 8, width: 8, channels: 1)
+        }
         XCTAssertEqual(refined[0].x, 5.0 / 8, accuracy: 1e-3, "weighted mean of column indices over the width")
         XCTAssertEqual(refined[0].y, 2.0 / 8, accuracy: 1e-3)
         // A cold heatmap leaves the landmark alone (peak below 0.5).
         let cold = [Float](repeating: -3, count: 64)
-        let kept = cold.withUnsafeBufferPointer { RefineLandmarksFromHeatmap.refine([lm], heatmap: $0, height: 8, width: 8, channels: 1) }
+        let kept = cold.withUnsafeBufferPointer {
+            RefineLandmarksFromHeatmap.refine([lm], heatmap: $0, height: 8, width: 8, channels: 1)
+        }
         XCTAssertEqual(kept[0], lm)
     }
 
@@ -89,7 +96,8 @@ final class PoseCalculatorTests: XCTestCase {
         s.poseLost()
         let moved = [NormalizedLandmark(x: 0.8, y: 0.5, z: 0, visibility: 0, presence: 1)]
         let movedWorld = [Landmark(x: 0.3, y: 0, z: 0, visibility: 0, presence: 1)]
-        let (out, outWorld) = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100, timestampMicroseconds: 66_000)
+        let (out, outWorld) = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100,
+                                       timestampMicroseconds: 66_000)
         // Image landmarks start over: the new value passes unfiltered.
         XCTAssertEqual(out[0].x, 0.8)
         // Visibility continues from 1 (0.1 * 0 + 0.9 * 1), world x from 0.1 (strictly between).
@@ -99,7 +107,8 @@ final class PoseCalculatorTests: XCTestCase {
         XCTAssertLessThan(outWorld[0].x, 0.3)
         // reset() forgets everything.
         s.reset()
-        let fresh = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100, timestampMicroseconds: 99_000)
+        let fresh = s.smooth(moved, world: movedWorld, roi: roi, imageWidth: 100, imageHeight: 100,
+                             timestampMicroseconds: 99_000)
         XCTAssertEqual(fresh.0[0].visibility, 0)
         XCTAssertEqual(fresh.1[0].x, 0.3)
     }
@@ -108,7 +117,8 @@ final class PoseCalculatorTests: XCTestCase {
         let tracked = NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 0.4, height: 0.4)
         let detected = NormalizedRect(xCenter: 0.52, yCenter: 0.5, width: 0.4, height: 0.4)
         let other = NormalizedRect(xCenter: 0.1, yCenter: 0.1, width: 0.1, height: 0.1)
-        XCTAssertEqual(AssociationNormRect.associate([[tracked, other], [detected]], minSimilarity: 0.5), [other, detected])
+        XCTAssertEqual(AssociationNormRect.associate([[tracked, other], [detected]], minSimilarity: 0.5),
+                       [other, detected])
         XCTAssertEqual(AssociationNormRect.associate([[], [detected]], minSimilarity: 0.5), [detected])
     }
 }
@@ -136,21 +146,27 @@ final class PoseDetectorTests: XCTestCase {
         XCTAssertEqual(Float(nose.position.x), tasks.landmarks[0][0].x * Float(image.width), accuracy: 1e-3)
         XCTAssertEqual(Float(nose.position.y), tasks.landmarks[0][0].y * Float(image.height), accuracy: 1e-3)
         XCTAssertEqual(nose.inFrameLikelihood, tasks.landmarks[0][0].presence ?? -1)
-        XCTAssertEqual(try detector.results(in: VisionImage(image: try TestImages.load(Paths.images + "/negative_coffee_1.png"))), [])
+        XCTAssertEqual(try detector.results(in: VisionImage(image: try TestImages.load(
+            Paths.images + "/negative_coffee_1.png"))), [])
         XCTAssertEqual(detector.detectionCount, 2)
     }
 
     func testStreamModeTracksAndRunsTheDetectorOnce() throws {
         let detector = try PoseDetector.poseDetector(options: try options(true, .stream))
-        let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/pose_dance_1").filter { $0.hasSuffix(".png") }.sorted()
+        let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/pose_dance_1").filter {
+            $0.hasSuffix(".png")
+        }.sorted()
         for (i, f) in frames.enumerated() {
-            let poses = try detector.results(in: VisionImage(image: try TestImages.load(Paths.sequences + "/pose_dance_1/" + f)), timestampInMilliseconds: i * 33)
+            let poses = try detector.results(in: VisionImage(image: try TestImages.load(
+                Paths.sequences + "/pose_dance_1/" + f)), timestampInMilliseconds: i * 33)
             XCTAssertEqual(poses.count, 1, f)
         }
         XCTAssertEqual(detector.detectionCount, 1, "the dancer is tracked from the first frame on")
-        XCTAssertThrowsError(try detector.results(in: VisionImage(image: try TestImages.load(Paths.sequences + "/pose_dance_1/0000.png")), timestampInMilliseconds: 0))
+        XCTAssertThrowsError(try detector.results(in: VisionImage(image: try TestImages.load(
+            Paths.sequences + "/pose_dance_1/0000.png")), timestampInMilliseconds: 0))
         // Without timestamps, the monotonic clock is used.
-        XCTAssertEqual(try detector.results(in: VisionImage(image: try TestImages.load(Paths.sequences + "/pose_dance_1/0000.png"))).count, 1)
+        XCTAssertEqual(try detector.results(in: VisionImage(image: try TestImages.load(
+            Paths.sequences + "/pose_dance_1/0000.png"))).count, 1)
     }
 
     func testAsyncAndMirrored() async throws {

@@ -28,7 +28,10 @@ import XCTest
 final class PoseLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
         struct Pose: Decodable { let landmarks: [[Float]]; let worldLandmarks: [[Float]] }
-        struct Entry: Decodable { let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?; let poses: [Pose] }
+        struct Entry: Decodable {
+            let file: String; let width: Int; let height: Int; let rotation: Int?; let timestampMs: Int?;
+            let poses: [Pose]
+        }
         let model: String
         let sequence: String?
         let results: [Entry]
@@ -36,7 +39,8 @@ final class PoseLandmarkerParityTests: XCTestCase {
 
     struct Stats: CustomStringConvertible {
         var poses = 0, frames = 0, countMismatches = 0
-        var meanSum: Float = 0, worstMean: Float = 0, worstMax: Float = 0, worstWorld: Float = 0, worstPresence: Float = 0, worstVisibility: Float = 0
+        var meanSum: Float = 0, worstMean: Float = 0, worstMax: Float = 0, worstWorld: Float = 0,
+            worstPresence: Float = 0, worstVisibility: Float = 0
         var worldSum: Float = 0
         var worldMean: Float { poses > 0 ? worldSum / Float(poses) : 0 }
         /// Visibility and presence errors summed over every landmark of every pose compared.
@@ -46,17 +50,23 @@ final class PoseLandmarkerParityTests: XCTestCase {
         var worstValue: Float = 0
         var scoreMean: Float { scores > 0 ? scoreSum / Float(scores) : 0 }
         var description: String {
-            String(format: "%d poses in %d frames (%d with another pose count): landmark error mean %.5f (worst pose mean %.5f, max %.5f), world mean %.5f m (worst pose %.5f m), presence %.5f, visibility %.5f (mean %.5f); largest difference of any value %.2g",
-                   poses, frames, countMismatches, poses > 0 ? meanSum / Float(poses) : 0, worstMean, worstMax, worldMean, worstWorld, worstPresence, worstVisibility, scoreMean, worstValue)
+            String(format: "%d poses in %d frames (%d with another pose count): landmark error mean %.5f (worst pose "
+                           + "mean %.5f, max %.5f), world mean %.5f m (worst pose %.5f m), presence %.5f, visibility "
+                           + "%.5f (mean %.5f); largest difference of any value %.2g",
+                   poses, frames, countMismatches, poses > 0 ? meanSum / Float(poses) : 0, worstMean, worstMax,
+                   worldMean, worstWorld, worstPresence, worstVisibility, scoreMean, worstValue)
         }
     }
 
     static func fixture(_ name: String) throws -> Fixture {
-        try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/pose/" + name)))
+        try JSONDecoder().decode(Fixture.self,
+                                 from: Data(contentsOf: URL(fileURLWithPath: Paths.fixtures + "/pose/" + name)))
     }
 
-    static func compare(_ ours: [PosePipeline.Pose], _ ref: Fixture.Entry, stats: inout Stats, _ what: String, meanLimit: Float,
-                        maxLimit: Float = 0.03, worldLimit: Float = 0.01, scoreLimit: Float = 0.02, countMayDiffer: Bool = false,
+    static func compare(_ ours: [PosePipeline.Pose], _ ref: Fixture.Entry, stats: inout Stats, _ what: String,
+                        meanLimit: Float,
+                        maxLimit: Float = 0.03, worldLimit: Float = 0.01, scoreLimit: Float = 0.02,
+                        countMayDiffer: Bool = false,
                         checks: Bool = true) {
         // Without `checks`, only the statistics (for sequence-level bounds).
         func atMost(_ a: Float, _ b: Float, _ message: @autoclosure () -> String) {
@@ -72,7 +82,8 @@ final class PoseLandmarkerParityTests: XCTestCase {
             let pres = abs((lm.presence ?? 0) - rl[4]), vis = abs((lm.visibility ?? 0) - rl[3])
             atMost(pres, scoreLimit, "\(what) landmark \(k): presence")
             atMost(vis, scoreLimit, "\(what) landmark \(k): visibility")
-            stats.worstPresence = max(stats.worstPresence, pres); stats.worstVisibility = max(stats.worstVisibility, vis)
+            stats.worstPresence = max(stats.worstPresence, pres);
+            stats.worstVisibility = max(stats.worstVisibility, vis)
             stats.scoreSum += pres + vis; stats.scores += 2
             let w = p.worldLandmarks[k], rw = r.worldLandmarks[k]
             world += max(abs(w.x - rw[0]), abs(w.y - rw[1]), abs(w.z - rw[2]))
@@ -90,7 +101,8 @@ final class PoseLandmarkerParityTests: XCTestCase {
         stats.poses += 1
         stats.meanSum += mean
         stats.worldSum += world
-        stats.worstMean = max(stats.worstMean, mean); stats.worstMax = max(stats.worstMax, mx); stats.worstWorld = max(stats.worstWorld, world)
+        stats.worstMean = max(stats.worstMean, mean); stats.worstMax = max(stats.worstMax, mx);
+        stats.worstWorld = max(stats.worstWorld, world)
     }
 
     /// On a kernel set that sums as XNNPACK does (every FMA set; the portable set on OpenBLAS's
@@ -113,8 +125,10 @@ final class PoseLandmarkerParityTests: XCTestCase {
         let l = try landmarker(fx.model, .image)
         var stats = Stats()
         for e in fx.results {
-            let image = try TestImages.load(Paths.images + "/" + e.file, orientation: orientation(forRotation: e.rotation ?? 0))
-            Self.compare(l.poses(image, timestamp: 0), e, stats: &stats, "\(key) \(e.file) rotated \(e.rotation ?? 0)", meanLimit: 0.005)
+            let image = try TestImages.load(Paths.images + "/" + e.file,
+                                            orientation: orientation(forRotation: e.rotation ?? 0))
+            Self.compare(l.poses(image, timestamp: 0), e, stats: &stats, "\(key) \(e.file) rotated \(e.rotation ?? 0)",
+                         meanLimit: 0.005)
         }
         print("PoseLandmarker \(key) image mode: \(stats)")
         Self.assertExact(stats, "\(key) image mode")
@@ -132,7 +146,8 @@ final class PoseLandmarkerParityTests: XCTestCase {
     /// from MediaPipe must stay within three times that (or the bounds, if larger).
     func videoMode(_ key: String) throws {
         let exact = EngineArithmetic.sumsAsXNNPACK
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted() where name.hasPrefix("video_\(key)_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted()
+            where name.hasPrefix("video_\(key)_") {
             let fx = try Self.fixture(name)
             let l = try landmarker(fx.model, .video)
             var stats = Stats()
@@ -140,9 +155,11 @@ final class PoseLandmarkerParityTests: XCTestCase {
             for e in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
                 ours.append(l.poses(image, timestamp: e.timestampMs ?? 0))
-                Self.compare(ours[ours.count - 1], e, stats: &stats, "\(name) \(e.file)", meanLimit: 0.01, checks: exact)
+                Self.compare(ours[ours.count - 1], e, stats: &stats, "\(name) \(e.file)", meanLimit: 0.01,
+                             checks: exact)
             }
-            print("PoseLandmarker video \(name): \(stats); detector ran on \(l.poseDetectionCount) of \(fx.results.count) frames")
+            print("PoseLandmarker video \(name): \(stats); detector ran on \(l.poseDetectionCount) of "
+                  + "\(fx.results.count) frames")
             if exact {
                 XCTAssertLessThanOrEqual(stats.worldMean, 0.01, "\(name): world landmark mean error over the sequence")
                 Self.assertExact(stats, "\(name)")
@@ -152,22 +169,27 @@ final class PoseLandmarkerParityTests: XCTestCase {
             var sensitivity = Stats()
             for (e, poses) in zip(fx.results, ours) {
                 let image = try TestImages.loadNudged(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
-                Self.compare(nudged.poses(image, timestamp: e.timestampMs ?? 0), Self.entry(poses, like: e), stats: &sensitivity,
+                Self.compare(nudged.poses(image, timestamp: e.timestampMs ?? 0), Self.entry(poses, like: e),
+                             stats: &sensitivity,
                              "\(name) \(e.file) nudged", meanLimit: 0.01, checks: false)
             }
             print("PoseLandmarker video \(name), sensitivity (16 pixels a level brighter): \(sensitivity)")
             let mean = stats.poses > 0 ? stats.meanSum / Float(stats.poses) : 0
             let nudgedMean = sensitivity.poses > 0 ? sensitivity.meanSum / Float(sensitivity.poses) : 0
             XCTAssertLessThanOrEqual(mean, max(0.01, 3 * nudgedMean), "\(name): landmark mean error over the sequence")
-            XCTAssertLessThanOrEqual(stats.worldMean, max(0.01, 3 * sensitivity.worldMean), "\(name): world landmark mean error")
-            XCTAssertLessThanOrEqual(stats.scoreMean, max(0.02, 3 * sensitivity.scoreMean), "\(name): visibility and presence mean error")
-            XCTAssertLessThanOrEqual(stats.countMismatches, max(0, 3 * sensitivity.countMismatches), "\(name): frames with another pose count")
+            XCTAssertLessThanOrEqual(stats.worldMean, max(0.01, 3 * sensitivity.worldMean),
+                                     "\(name): world landmark mean error")
+            XCTAssertLessThanOrEqual(stats.scoreMean, max(0.02, 3 * sensitivity.scoreMean),
+                                     "\(name): visibility and presence mean error")
+            XCTAssertLessThanOrEqual(stats.countMismatches, max(0, 3 * sensitivity.countMismatches),
+                                     "\(name): frames with another pose count")
         }
     }
 
     /// Our poses as a fixture entry, to compare two of our own runs.
     static func entry(_ poses: [PosePipeline.Pose], like e: Fixture.Entry) -> Fixture.Entry {
-        Fixture.Entry(file: e.file, width: e.width, height: e.height, rotation: e.rotation, timestampMs: e.timestampMs, poses: poses.map { p in
+        Fixture.Entry(file: e.file, width: e.width, height: e.height, rotation: e.rotation, timestampMs: e.timestampMs,
+                      poses: poses.map { p in
             Fixture.Pose(landmarks: p.landmarks.map { [$0.x, $0.y, $0.z, $0.visibility ?? 0, $0.presence ?? 0] },
                          worldLandmarks: p.worldLandmarks.map { [$0.x, $0.y, $0.z] })
         })
@@ -177,7 +199,8 @@ final class PoseLandmarkerParityTests: XCTestCase {
     /// model on the frames the video tests track through, without tracking to carry a difference
     /// from one frame to the next. Held to the image-mode tolerances.
     func testSequenceFramesInImageMode() throws {
-        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted() where name.hasPrefix("frames_") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted()
+            where name.hasPrefix("frames_") {
             let fx = try Self.fixture(name)
             let l = try landmarker(fx.model, .image)
             var stats = Stats()

@@ -16,7 +16,8 @@ final class RunningModeTests: XCTestCase {
         let image = try faceImage()
         let imageMode = try FaceDetector(options: try options(.image))
         XCTAssertThrowsError(try imageMode.detect(videoFrame: image, timestampInMilliseconds: 0)) { e in
-            XCTAssertEqual(e as? VisionTaskError, .wrongRunningMode(called: "detect(videoFrame:timestampInMilliseconds:)", mode: .image))
+            XCTAssertEqual(e as? VisionTaskError,
+                           .wrongRunningMode(called: "detect(videoFrame:timestampInMilliseconds:)", mode: .image))
         }
         XCTAssertThrowsError(try imageMode.detectAsync(image: image, timestampInMilliseconds: 0))
         let video = try FaceDetector(options: try options(.video))
@@ -38,15 +39,21 @@ final class RunningModeTests: XCTestCase {
     func testOptionsAreValidated() throws {
         var o = try options(.image)
         o.minDetectionConfidence = 1.5
-        XCTAssertThrowsError(try FaceDetector(options: o)) { e in XCTAssertTrue("\(e)".contains("minDetectionConfidence"), "\(e)") }
+        XCTAssertThrowsError(try FaceDetector(options: o)) { e in
+            XCTAssertTrue("\(e)".contains("minDetectionConfidence"), "\(e)")
+        }
         o = try options(.image); o.minSuppressionThreshold = -0.1
-        XCTAssertThrowsError(try FaceDetector(options: o)) { e in XCTAssertTrue("\(e)".contains("minSuppressionThreshold"), "\(e)") }
+        XCTAssertThrowsError(try FaceDetector(options: o)) { e in
+            XCTAssertTrue("\(e)".contains("minSuppressionThreshold"), "\(e)")
+        }
         o = try options(.liveStream)
         XCTAssertThrowsError(try FaceDetector(options: o)) { e in XCTAssertTrue("\(e)".contains("liveStream"), "\(e)") }
         o = try options(.image); o.resultCallback = { _, _ in }
         XCTAssertThrowsError(try FaceDetector(options: o))
         o = try options(.image); o.baseOptions.modelAssetPath = "/nonexistent.tflite"
-        XCTAssertThrowsError(try FaceDetector(options: o)) { e in XCTAssertTrue("\(e)".contains("/nonexistent.tflite"), "\(e)") }
+        XCTAssertThrowsError(try FaceDetector(options: o)) { e in
+            XCTAssertTrue("\(e)".contains("/nonexistent.tflite"), "\(e)")
+        }
         o = try options(.image); o.baseOptions.modelAssetPath = try Paths.model("hand_landmark_full.tflite")
         XCTAssertThrowsError(try FaceDetector(options: o)) { e in XCTAssertTrue("\(e)".contains("BlazeFace"), "\(e)") }
     }
@@ -69,7 +76,8 @@ final class RunningModeTests: XCTestCase {
         for t in 0..<20 {
             if try detector.detectAsync(image: image, timestampInMilliseconds: t * 10) { accepted.append(t * 10) }
         }
-        XCTAssertThrowsError(try detector.detectAsync(image: image, timestampInMilliseconds: 0), "timestamps must increase in live stream too")
+        XCTAssertThrowsError(try detector.detectAsync(image: image, timestampInMilliseconds: 0),
+                             "timestamps must increase in live stream too")
         detector.waitForPendingResults()
         wait(for: [done], timeout: 10)
         lock.lock(); let got = delivered; lock.unlock()
@@ -80,7 +88,8 @@ final class RunningModeTests: XCTestCase {
 
     final class Receiver: FaceDetectorLiveStreamDelegate {
         var timestamps: [Int] = []
-        func faceDetector(_ faceDetector: FaceDetector, didFinishDetection result: FaceDetectorResult?, timestampInMilliseconds: Int, error: Error?) {
+        func faceDetector(_ faceDetector: FaceDetector, didFinishDetection result: FaceDetectorResult?,
+                          timestampInMilliseconds: Int, error: Error?) {
             timestamps.append(timestampInMilliseconds)
         }
     }
@@ -108,11 +117,15 @@ final class RunningModeTests: XCTestCase {
     }
 
     func testBadImagesAreRefusedWithTheirCause() {
-        XCTAssertThrowsError(try MPImage(pixels: [], width: 0, height: 5, pixelFormat: .rgb8)) { e in XCTAssertTrue("\(e)".contains("0x5"), "\(e)") }
-        XCTAssertThrowsError(try MPImage(pixels: [UInt8](repeating: 0, count: 30), width: 4, height: 3, pixelFormat: .rgb8, bytesPerRow: 8)) { e in
+        XCTAssertThrowsError(try MPImage(pixels: [], width: 0, height: 5, pixelFormat: .rgb8)) { e in
+            XCTAssertTrue("\(e)".contains("0x5"), "\(e)")
+        }
+        XCTAssertThrowsError(try MPImage(pixels: [UInt8](repeating: 0, count: 30), width: 4, height: 3,
+                                         pixelFormat: .rgb8, bytesPerRow: 8)) { e in
             XCTAssertTrue("\(e)".contains("bytesPerRow 8"), "\(e)")
         }
-        XCTAssertThrowsError(try MPImage(pixels: [UInt8](repeating: 0, count: 10), width: 4, height: 3, pixelFormat: .rgba8)) { e in
+        XCTAssertThrowsError(try MPImage(pixels: [UInt8](repeating: 0, count: 10), width: 4, height: 3,
+                                         pixelFormat: .rgba8)) { e in
             XCTAssertTrue("\(e)".contains("10 bytes"), "\(e)")
         }
     }
@@ -134,9 +147,13 @@ final class RunningModeTests: XCTestCase {
                 rgba += [0, 0, 0, 0]  // 4 bytes of row padding
             }
         }
-        XCTAssertEqual(try detector.detect(image: try MPImage(pixels: rgba, width: w, height: h, pixelFormat: .rgba8, bytesPerRow: w * 4 + 4)), reference)
-        XCTAssertEqual(try detector.detect(image: try MPImage(pixels: bgra, width: w, height: h, pixelFormat: .bgra8)), reference)
-        let borrowed = try rgb.withBytes { try detector.detect(image: try MPImage(borrowing: $0, width: w, height: h, pixelFormat: .rgb8)) }
+        XCTAssertEqual(try detector.detect(image: try MPImage(pixels: rgba, width: w, height: h, pixelFormat: .rgba8,
+                                                              bytesPerRow: w * 4 + 4)), reference)
+        XCTAssertEqual(try detector.detect(image: try MPImage(pixels: bgra, width: w, height: h, pixelFormat: .bgra8)),
+                       reference)
+        let borrowed = try rgb.withBytes {
+            try detector.detect(image: try MPImage(borrowing: $0, width: w, height: h, pixelFormat: .rgb8))
+        }
         XCTAssertEqual(borrowed, reference)
     }
 
@@ -178,7 +195,9 @@ final class HandRunningModeTests: XCTestCase {
         var got: [(Int, Int)] = []
         g.resultCallback = { r, t in lock.lock(); got.append((t, (try? r.get())?.gestures.count ?? -1)); lock.unlock() }
         let live = try GestureRecognizer(options: g)
-        XCTAssertThrowsError(try live.recognize(image: image)) { e in XCTAssertTrue("\(e)".contains("liveStream"), "\(e)") }
+        XCTAssertThrowsError(try live.recognize(image: image)) { e in
+            XCTAssertTrue("\(e)".contains("liveStream"), "\(e)")
+        }
         var accepted = 0
         for t in 0..<5 where try live.recognizeAsync(image: image, timestampInMilliseconds: t) { accepted += 1 }
         live.waitForPendingResults()
@@ -192,8 +211,10 @@ final class HandRunningModeTests: XCTestCase {
         // The bundle's members as plain files in a folder load the same as the bundle.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hands-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try Paths.model("hand_detector.tflite"), toPath: dir + "/hand_detector.tflite")
-        try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_full.tflite"), toPath: dir + "/hand_landmarks_detector.tflite")
+        try FileManager.default.copyItem(atPath: try Paths.model("hand_detector.tflite"),
+                                         toPath: dir + "/hand_detector.tflite")
+        try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_full.tflite"),
+                                         toPath: dir + "/hand_landmarks_detector.tflite")
         let image = try TestImages.load(Paths.images + "/hand_open_palm_1.png")
         let a = try HandLandmarker(modelPath: dir).detect(image: image)
         let b = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task")).detect(image: image)
@@ -203,7 +224,8 @@ final class HandRunningModeTests: XCTestCase {
     func testOrientationGivesDisplayedCoordinates() throws {
         let landmarker = try HandLandmarker(modelPath: try Paths.model("hand_landmarker.task"))
         let up = try landmarker.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png"))
-        let right = try landmarker.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png", orientation: .right))
+        let right = try landmarker.detect(image: try TestImages.load(Paths.images + "/hand_open_palm_1.png",
+                                                                     orientation: .right))
         XCTAssertEqual(up.landmarks.count, 1); XCTAssertEqual(right.landmarks.count, 1)
         // The wrist of the turned image is where the orientation maps the upright wrist.
         let w = up.landmarks[0][0], wr = right.landmarks[0][0]

@@ -34,7 +34,8 @@ enum TestImages {
         lock.lock(); defer { lock.unlock() }
         if let image = cache[path] { return image.withOrientation(orientation) }
         let d = try ImageFile.read(path)
-        let image = try MPImage(pixels: d.pixels, width: d.width, height: d.height, pixelFormat: d.channels == 3 ? .rgb8 : (d.channels == 4 ? .rgba8 : .gray8))
+        let image = try MPImage(pixels: d.pixels, width: d.width, height: d.height,
+                                pixelFormat: d.channels == 3 ? .rgb8 : (d.channels == 4 ? .rgba8 : .gray8))
         cache[path] = image
         return image.withOrientation(orientation)
     }
@@ -51,7 +52,8 @@ enum TestImages {
                 pixels[at] = pixels[at] == 255 ? 254 : pixels[at] + 1
             }
         }
-        return try MPImage(pixels: pixels, width: d.width, height: d.height, pixelFormat: d.channels == 3 ? .rgb8 : (d.channels == 4 ? .rgba8 : .gray8))
+        return try MPImage(pixels: pixels, width: d.width, height: d.height,
+                           pixelFormat: d.channels == 3 ? .rgb8 : (d.channels == 4 ? .rgba8 : .gray8))
     }
 }
 

@@ -12,7 +12,9 @@ final class UserErrorMessageTests: XCTestCase {
             XCTFail("no error; expected one naming \(fragments)", file: file, line: line)
         } catch {
             let message = "\(error)"
-            for f in fragments { XCTAssertTrue(message.contains(f), "'\(message)' does not name '\(f)'", file: file, line: line) }
+            for f in fragments {
+                XCTAssertTrue(message.contains(f), "'\(message)' does not name '\(f)'", file: file, line: line)
+            }
         }
     }
 
@@ -132,11 +134,14 @@ final class UserErrorMessageTests: XCTestCase {
         }
         expect(["hand_detector.tflite", "palm detector"]) {
             // A folder whose hand_detector.tflite is a face model.
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tv-wrong-hands-\(UUID().uuidString)")
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "tv-wrong-hands-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: dir) }
-            try FileManager.default.copyItem(atPath: face, toPath: dir.appendingPathComponent("hand_detector.tflite").path)
-            try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_lite.tflite"), toPath: dir.appendingPathComponent("hand_landmarks_detector.tflite").path)
+            try FileManager.default.copyItem(atPath: face,
+                                             toPath: dir.appendingPathComponent("hand_detector.tflite").path)
+            try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_lite.tflite"),
+                                             toPath: dir.appendingPathComponent("hand_landmarks_detector.tflite").path)
             let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = dir.path
             _ = try HandLandmarker(options: o)
         }
@@ -144,9 +149,16 @@ final class UserErrorMessageTests: XCTestCase {
 
     func testImageAndCallErrors() throws {
         expect(["-4x3", "positive"]) { _ = try MPImage(pixels: [], width: -4, height: 3, pixelFormat: .gray8) }
-        expect(["100000x100000", "larger"]) { _ = try MPImage(pixels: [], width: 100_000, height: 100_000, pixelFormat: .gray8) }
-        expect(["bytesPerRow 10", "rgba8"]) { _ = try MPImage(pixels: [UInt8](repeating: 0, count: 64), width: 4, height: 2, pixelFormat: .rgba8, bytesPerRow: 10) }
-        expect(["31 bytes", "32"]) { _ = try MPImage(pixels: [UInt8](repeating: 0, count: 31), width: 4, height: 2, pixelFormat: .rgba8) }
+        expect(["100000x100000", "larger"]) {
+            _ = try MPImage(pixels: [], width: 100_000, height: 100_000, pixelFormat: .gray8)
+        }
+        expect(["bytesPerRow 10", "rgba8"]) {
+            _ = try MPImage(pixels: [UInt8](repeating: 0, count: 64), width: 4, height: 2, pixelFormat: .rgba8,
+                            bytesPerRow: 10)
+        }
+        expect(["31 bytes", "32"]) {
+            _ = try MPImage(pixels: [UInt8](repeating: 0, count: 31), width: 4, height: 2, pixelFormat: .rgba8)
+        }
 
         let o = HandLandmarkerOptions()
         o.baseOptions.modelAssetPath = try Paths.model("hand_landmarker.task")
@@ -156,15 +168,20 @@ final class UserErrorMessageTests: XCTestCase {
         expect(["detect(image:)", "video"]) { _ = try landmarker.detect(image: image) }
         expect(["detectAsync", "video"]) { _ = try landmarker.detectAsync(image: image, timestampInMilliseconds: 1) }
         let first = try landmarker.detect(videoFrame: image, timestampInMilliseconds: 100)
-        expect(["timestamp 100", "previous one, 100"]) { _ = try landmarker.detect(videoFrame: image, timestampInMilliseconds: 100) }
+        expect(["timestamp 100", "previous one, 100"]) {
+            _ = try landmarker.detect(videoFrame: image, timestampInMilliseconds: 100)
+        }
         // Still usable after the failed calls.
-        XCTAssertEqual(try landmarker.detect(videoFrame: image, timestampInMilliseconds: 133).landmarks.count, first.landmarks.count)
+        XCTAssertEqual(try landmarker.detect(videoFrame: image, timestampInMilliseconds: 133).landmarks.count,
+                       first.landmarks.count)
 
         let stream = PoseDetectorOptions()
         stream.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
         stream.detectorMode = .stream
         let poseDetector = try PoseDetector.poseDetector(options: stream)
         _ = try poseDetector.results(in: VisionImage(image: image), timestampInMilliseconds: 50)
-        expect(["timestamp 40", "50"]) { _ = try poseDetector.results(in: VisionImage(image: image), timestampInMilliseconds: 40) }
+        expect(["timestamp 40", "50"]) {
+            _ = try poseDetector.results(in: VisionImage(image: image), timestampInMilliseconds: 40)
+        }
     }
 }
