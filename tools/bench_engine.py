@@ -17,7 +17,8 @@ from ai_edge_litert.interpreter import Interpreter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = [
-    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite", "hand_landmark_lite.tflite",
+    "palm_detection_full.tflite", "palm_detection_lite.tflite", "hand_landmark_full.tflite",
+    "hand_landmark_lite.tflite",
     "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
     "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",

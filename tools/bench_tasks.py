@@ -21,7 +21,8 @@ SIZES = [(640, 480), (1280, 720)]
 
 def frames(photo):
     img = Image.open(os.path.join(SHARED, "testdata", "images", photo)).convert("RGB")
-    return {s: mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(np.asarray(img.resize(s, Image.BILINEAR)))) for s in SIZES}
+    return {s: mp.Image(image_format=mp.ImageFormat.SRGB,
+                        data=np.ascontiguousarray(np.asarray(img.resize(s, Image.BILINEAR)))) for s in SIZES}
 
 
 def median_ms(fn, runs, warmup=10):
@@ -37,7 +38,8 @@ def median_ms(fn, runs, warmup=10):
 
 def ours(task, photo, runs):
     bench = os.path.join(ROOT, ".build", "release", "vision-bench")
-    args = [bench, "--task", task, "--runs", str(runs), "--json", "--image", os.path.join(SHARED, "testdata", "images", photo)]
+    args = [bench, "--task", task, "--runs", str(runs), "--json", "--image",
+            os.path.join(SHARED, "testdata", "images", photo)]
     for w, h in SIZES:
         args += ["--size", f"{w}x{h}"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -53,13 +55,17 @@ def main():
     print(f"{'task':24} {'frame':>10} {'ours ms':>8} {'mediapipe ms':>12} {'ratio':>6} {'pooled':>6}")
     tasks = [("faces", "faces_two_1.png",
               lambda: vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(
-                  base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "blaze_face_short_range.tflite")))),
+                  base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models",
+                                                                         "blaze_face_short_range.tflite")))),
               lambda t, im: t.detect(im))]
     def hand_task(kind, mode):
-        base = BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "hand_landmarker.task" if kind == "hands" else "gesture_recognizer.task"))
+        base = BaseOptions(model_asset_path=os.path.join(
+            ROOT, "Models", "hand_landmarker.task" if kind == "hands" else "gesture_recognizer.task"))
         if kind == "hands":
-            return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(base_options=base, num_hands=2, running_mode=mode))
-        return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(base_options=base, num_hands=2, running_mode=mode))
+            return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(
+                base_options=base, num_hands=2, running_mode=mode))
+        return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(
+            base_options=base, num_hands=2, running_mode=mode))
     clock = {"t": 0}
     def video_call(method):
         def call(t, im):
@@ -68,18 +74,26 @@ def main():
         return call
     tasks += [
         ("hands", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
-        ("hands-video", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.VIDEO), video_call("detect_for_video")),
-        ("gestures", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.IMAGE), lambda t, im: t.recognize(im)),
-        ("gestures-video", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.VIDEO), video_call("recognize_for_video")),
+        ("hands-video", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.VIDEO),
+         video_call("detect_for_video")),
+        ("gestures", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.IMAGE),
+         lambda t, im: t.recognize(im)),
+        ("gestures-video", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.VIDEO),
+         video_call("recognize_for_video")),
     ]
     def pose_task(model, mode):
         return vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
-            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)), num_poses=1, running_mode=mode))
+            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)), num_poses=1,
+            running_mode=mode))
     tasks += [
-        ("pose", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
-        ("pose-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
-        ("pose-accurate", "pose_standing_1.png", lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
-        ("pose-accurate-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
+        ("pose", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.IMAGE),
+         lambda t, im: t.detect(im)),
+        ("pose-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.VIDEO),
+         video_call("detect_for_video")),
+        ("pose-accurate", "pose_standing_1.png",
+         lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
+        ("pose-accurate-stream", "pose_standing_1.png",
+         lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
     ]
     if args.tasks:
         tasks = [t for t in tasks if t[0] in args.tasks]

@@ -95,7 +95,8 @@ def main():
                         ulp = int(ulps(ours, ref).max()) if ref.size else 0
                         diff = np.abs(ours.astype(np.float64) - ref) / np.maximum(1.0, np.abs(ref.astype(np.float64)))
                         scaled = float(diff.max()) if ref.size else 0.0
-                        print(f"{name:40} {case:6} {kernel_set:9} {k:3d} {same:5d}/{ref.size:<5d} {ulp:8d} {scaled:10.2e}",
+                        print(f"{name:40} {case:6} {kernel_set:9} {k:3d} {same:5d}/{ref.size:<5d} {ulp:8d} "
+                              f"{scaled:10.2e}",
                               flush=True)
                         w = worst.setdefault(kernel_set, [0, 0.0, 0, 0])
                         w[0], w[1] = max(w[0], ulp), max(w[1], scaled)

@@ -16,7 +16,8 @@ WHEEL_MODELS = {
     "hand_landmark_full.tflite": "mediapipe/modules/hand_landmark/hand_landmark_full.tflite",
     "hand_landmark_lite.tflite": "mediapipe/modules/hand_landmark/hand_landmark_lite.tflite",
     "face_detection_short_range.tflite": "mediapipe/modules/face_detection/face_detection_short_range.tflite",
-    "face_detection_full_range_sparse.tflite": "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
+    "face_detection_full_range_sparse.tflite":
+        "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
     "pose_detection.tflite": "mediapipe/modules/pose_detection/pose_detection.tflite",
     "pose_landmark_full.tflite": "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
 }
@@ -30,7 +31,8 @@ SHARED_MODELS = [
 # Official download locations, used only when neither the wheel nor shared/ has a file.
 OFFICIAL = "https://storage.googleapis.com/mediapipe-models/"
 OFFICIAL_URLS = {
-    "blaze_face_short_range.tflite": OFFICIAL + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
+    "blaze_face_short_range.tflite": OFFICIAL
+        + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
 }
 # name -> list of (member name, source file in Models/ or nested bundle)
 BUNDLES = [
@@ -42,7 +44,8 @@ BUNDLES = [
                                  ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")]),
     # The official test bundle holds embedder, canned and custom (Rock/Paper/Scissors) classifiers.
     ("gesture_recognizer_with_custom_classifier.task", [("hand_landmarker.task", "hand_landmarker.task"),
-                                                        ("hand_gesture_recognizer.task", "hand_gesture_recognizer_with_custom_classifier.task")]),
+                                                        ("hand_gesture_recognizer.task",
+                                                         "hand_gesture_recognizer_with_custom_classifier.task")]),
     ("pose_landmarker_lite.task", [("pose_detector.tflite", "pose_detector.tflite"),
                                    ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite")]),
     ("pose_landmarker_full.task", [("pose_detector.tflite", "pose_detector.tflite"),

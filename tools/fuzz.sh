@@ -19,10 +19,12 @@ mkdir -p "$out/obj"
 cd "$here"
 
 # Each library module is compiled once, instrumented for coverage and ASan.
-flags=(-O -sanitize=fuzzer,address -parse-as-library -I "$out/obj" -I Sources/COpenBLAS -Xcc -I/usr/include/x86_64-linux-gnu/openblas-pthread)
+flags=(-O -sanitize=fuzzer,address -parse-as-library -I "$out/obj" -I Sources/COpenBLAS
+       -Xcc -I/usr/include/x86_64-linux-gnu/openblas-pthread)
 module() {
   local name="$1"
-  if [ ! -f "$out/obj/$name.o" ] || [ -n "$(find "Sources/$name" -newer "$out/obj/$name.o" -name '*.swift' | head -1)" ]; then
+  if [ ! -f "$out/obj/$name.o" ] ||
+     [ -n "$(find "Sources/$name" -newer "$out/obj/$name.o" -name '*.swift' | head -1)" ]; then
     echo "compiling $name"
     swiftc "${flags[@]}" -wmo -module-name "$name" -emit-module -emit-module-path "$out/obj/$name.swiftmodule" \
       -c $(find "Sources/$name" -name "*.swift" | sort) -o "$out/obj/$name.o" 2> >(grep -v 'warning: Cannot export' >&2)
@@ -46,7 +48,8 @@ seed() {
 import sys, zipfile, io, os
 sys.path.insert(0, "tools")
 dst = sys.argv[1]
-for name in ["canned_gesture_classifier", "custom_gesture_classifier_modelmaker_testdata", "hand_landmark_lite", "palm_detection_lite"]:
+for name in ["canned_gesture_classifier", "custom_gesture_classifier_modelmaker_testdata", "hand_landmark_lite",
+             "palm_detection_lite"]:
     p = f"Models/{name}.tflite"
     if not os.path.exists(p): continue
     data = open(p, "rb").read()
@@ -61,7 +64,8 @@ PY
       python3 - "$dir" <<'PY'
 import sys, zipfile, os
 dst = sys.argv[1]
-small = [f for f in ["Models/canned_gesture_classifier.tflite", "Models/custom_gesture_classifier_modelmaker_testdata.tflite"] if os.path.exists(f)]
+small = [f for f in ["Models/canned_gesture_classifier.tflite",
+                     "Models/custom_gesture_classifier_modelmaker_testdata.tflite"] if os.path.exists(f)]
 def bundle(path, members):
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
         for name, data in members: z.writestr(name, data)
@@ -98,5 +102,6 @@ for target in "${targets[@]}"; do
   echo "fuzzing $target for $seconds s"
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 "$out/$target" "$out/corpus/$target" "$out/seeds/$target" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=2048 -max_len=65536 \
-    -artifact_prefix="$out/findings/$target/" -print_final_stats=1 2>&1 | tee "$out/$target.log" | grep -E 'DONE|stat::|ERROR|SUMMARY|Test unit written' || true
+    -artifact_prefix="$out/findings/$target/" -print_final_stats=1 2>&1 | tee "$out/$target.log" |
+    grep -E 'DONE|stat::|ERROR|SUMMARY|Test unit written' || true
 done

@@ -45,7 +45,8 @@ def main():
         path = os.path.join(out_dir, name + ".bin")
         open(path, "wb").write(data)
     else:
-        sys.exit(f"{finding}: {len(data)} bytes and not a patch of a model in Models/; minimize it first (-minimize_crash=1)")
+        sys.exit(f"{finding}: {len(data)} bytes and not a patch of a model in Models/; "
+                 f"minimize it first (-minimize_crash=1)")
     print(path)
 
 

@@ -43,7 +43,8 @@ def main():
     im.save(out / "sample_444.jpg", quality=90, subsampling="4:4:4")
     im.save(out / "sample_420_restart.jpg", quality=90, subsampling="4:2:0", restart_marker_blocks=3)
     im.save(out / "sample_422_progressive.jpg", quality=85, subsampling="4:2:2", progressive=True)
-    im.save(out / "sample_420_progressive_restart.jpg", quality=85, subsampling="4:2:0", progressive=True, restart_marker_rows=1)
+    im.save(out / "sample_420_progressive_restart.jpg", quality=85, subsampling="4:2:0", progressive=True,
+            restart_marker_rows=1)
     im.convert("L").save(out / "sample_gray.jpg", quality=90)
     im.convert("L").save(out / "sample_gray_progressive.jpg", quality=90, progressive=True)
     im.convert("CMYK").save(out / "sample_cmyk.jpg", quality=90)
@@ -53,7 +54,8 @@ def main():
     for jpg in sorted(out.glob("*.jpg")):
         image = mp.Image.create_from_file(str(jpg))
         pixels = np.array(image.numpy_view(), copy=True)  # copy while `image` is alive
-        Image.fromarray(pixels[..., 0] if pixels.ndim == 3 and pixels.shape[-1] == 1 else pixels).save(out / (jpg.stem + "_mediapipe.png"))
+        Image.fromarray(pixels[..., 0] if pixels.ndim == 3 and pixels.shape[-1] == 1 else pixels).save(
+            out / (jpg.stem + "_mediapipe.png"))
 
 
 if __name__ == "__main__":

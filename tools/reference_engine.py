@@ -48,17 +48,24 @@ SPECS = [
     ("palm_detection_lite", ["palm_detection_lite.tflite"], "image", (0.0, 255.0), HANDS),
     ("hand_landmark_full", ["hand_landmark_full.tflite"], "image", (0.0, 255.0), HANDS),
     ("hand_landmark_lite", ["hand_landmark_lite.tflite"], "image", (0.0, 255.0), HANDS),
-    ("face_detection_short_range", ["face_detection_short_range.tflite", "blaze_face_short_range.tflite"], "image", (127.5, 127.5), FACES),
+    ("face_detection_short_range", ["face_detection_short_range.tflite", "blaze_face_short_range.tflite"], "image",
+     (127.5, 127.5), FACES),
     ("face_detection_full_range_sparse", ["face_detection_full_range_sparse.tflite"], "image", (127.5, 127.5), FACES),
     ("face_detection_full_range", ["face_detection_full_range.tflite"], "image", (127.5, 127.5), FACES),
     ("pose_detection", ["pose_detection.tflite", "pose_detector.tflite"], "image", (127.5, 127.5), POSES),
-    ("pose_landmark_full", ["pose_landmark_full.tflite", "pose_landmarks_detector_full.tflite"], "image", (0.0, 255.0), POSES),
-    ("pose_landmark_lite", ["pose_landmark_lite.tflite", "pose_landmarks_detector.tflite"], "image", (0.0, 255.0), POSES),
+    ("pose_landmark_full", ["pose_landmark_full.tflite", "pose_landmarks_detector_full.tflite"], "image", (0.0, 255.0),
+     POSES),
+    ("pose_landmark_lite", ["pose_landmark_lite.tflite", "pose_landmarks_detector.tflite"], "image", (0.0, 255.0),
+     POSES),
     ("gesture_embedder", ["gesture_embedder.tflite"], "vector", None, None),
-    ("canned_gesture_classifier", ["canned_gesture_classifier.tflite",
-                                   "hand_gesture_recognizer_with_custom_classifier.task:canned_gesture_classifier.tflite"], "vector", None, None),
-    ("custom_gesture_classifier", ["hand_gesture_recognizer_with_custom_classifier.task:custom_gesture_classifier.tflite"], "vector", None, None),
-    ("custom_gesture_classifier_modelmaker_testdata", ["custom_gesture_classifier_modelmaker_testdata.tflite"], "vector", None, None),
+    ("canned_gesture_classifier",
+     ["canned_gesture_classifier.tflite",
+      "hand_gesture_recognizer_with_custom_classifier.task:canned_gesture_classifier.tflite"],
+     "vector", None, None),
+    ("custom_gesture_classifier",
+     ["hand_gesture_recognizer_with_custom_classifier.task:custom_gesture_classifier.tflite"], "vector", None, None),
+    ("custom_gesture_classifier_modelmaker_testdata", ["custom_gesture_classifier_modelmaker_testdata.tflite"],
+     "vector", None, None),
 ]
 
 
@@ -112,7 +119,8 @@ def main():
                 np.save(os.path.join(OUT, pix_name), pixels)
                 mean, std = np.float32(norm[0]), np.float32(norm[1])
                 value = (pixels.astype(np.float32) - mean) / std
-                cases.append((stem, [{"kind": "pixels", "file": pix_name, "mean": float(mean), "std": float(std)}], [value]))
+                cases.append((stem, [{"kind": "pixels", "file": pix_name, "mean": float(mean), "std": float(std)}],
+                              [value]))
         entries = []
         for name, specs, values in cases:
             outputs = run(data, values)

@@ -43,7 +43,8 @@ def result_json(result):
 
 
 def load(path):
-    return mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
+    return mp.Image(image_format=mp.ImageFormat.SRGB,
+                    data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
 
 
 def main():
@@ -52,7 +53,8 @@ def main():
     for key, model in MODELS.items():
         if os.path.exists(os.path.join(OUT, f"image_{key}.json")) and os.environ.get("FORCE") is None:
             continue
-        options = vision.FaceDetectorOptions(base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)))
+        options = vision.FaceDetectorOptions(
+            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)))
         detector = vision.FaceDetector.create_from_options(options)
         rotations = [0, 90, 180, 270] if key == "short" else [0]
         entries = []
@@ -66,8 +68,9 @@ def main():
             json.dump({"model": model, "mode": "image", "results": entries}, f, indent=0)
         print(key, len(entries), "results")
     for seq in sorted(d for d in os.listdir(SEQUENCES) if os.path.isdir(os.path.join(SEQUENCES, d))):
-        options = vision.FaceDetectorOptions(base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", MODELS["short"])),
-                                             running_mode=vision.RunningMode.VIDEO)
+        options = vision.FaceDetectorOptions(
+            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", MODELS["short"])),
+            running_mode=vision.RunningMode.VIDEO)
         detector = vision.FaceDetector.create_from_options(options)
         frames = sorted(f for f in os.listdir(os.path.join(SEQUENCES, seq)) if f.endswith(".png"))
         entries = []

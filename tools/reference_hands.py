@@ -41,14 +41,17 @@ def hands_json(r):
 
 
 def load(path):
-    return mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
+    return mp.Image(image_format=mp.ImageFormat.SRGB,
+                    data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
 
 
 def make(kind, model, mode, num_hands=2):
     base = BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model))
     if kind == "hands":
-        return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(base_options=base, num_hands=num_hands, running_mode=mode))
-    return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(base_options=base, num_hands=2, running_mode=mode))
+        return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(
+            base_options=base, num_hands=num_hands, running_mode=mode))
+    return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(
+        base_options=base, num_hands=2, running_mode=mode))
 
 
 def run(task, kind, image, ts=None, rot=0):
@@ -69,9 +72,11 @@ def main():
     task = make("hands", "hand_landmarker.task", vision.RunningMode.VIDEO, num_hands=1)
     frames = sorted(f for f in os.listdir(os.path.join(SEQUENCES, seq)) if f.endswith(".png"))
     entries = [{"file": f, "width": 0, "height": 0, "timestampMs": i * 33,
-                "hands": hands_json(run(task, "hands", load(os.path.join(SEQUENCES, seq, f)), ts=i * 33))} for i, f in enumerate(frames)]
+                "hands": hands_json(run(task, "hands", load(os.path.join(SEQUENCES, seq, f)), ts=i * 33))}
+               for i, f in enumerate(frames)]
     with open(os.path.join(OUT, f"video1_hands_{seq}.json"), "w") as f:
-        json.dump({"model": "hand_landmarker.task", "mode": "video", "numHands": 1, "sequence": seq, "results": entries}, f, separators=(",", ":"))
+        json.dump({"model": "hand_landmarker.task", "mode": "video", "numHands": 1, "sequence": seq,
+                   "results": entries}, f, separators=(",", ":"))
     if os.environ.get("ONLY_NUM_HANDS_1"):
         return
     for key, model, rotations, video in configs:
@@ -97,7 +102,8 @@ def main():
                 entries.append({"file": frame, "width": image.width, "height": image.height, "timestampMs": i * 33,
                                 "hands": hands_json(run(task, kind, image, ts=i * 33))})
             with open(os.path.join(OUT, f"video_{key}_{seq}.json"), "w") as f:
-                json.dump({"model": model, "mode": "video", "sequence": seq, "results": entries}, f, separators=(",", ":"))
+                json.dump({"model": model, "mode": "video", "sequence": seq, "results": entries}, f,
+                          separators=(",", ":"))
             print(key, seq, len(entries), "frames", flush=True)
 
 

@@ -26,12 +26,14 @@ R = lambda v: round(float(v), 6)
 
 def poses_json(r):
     return [{"landmarks": [[R(l.x), R(l.y), R(l.z), R(l.visibility), R(l.presence)] for l in r.pose_landmarks[i]],
-             "worldLandmarks": [[R(l.x), R(l.y), R(l.z), R(l.visibility), R(l.presence)] for l in r.pose_world_landmarks[i]]}
+             "worldLandmarks": [[R(l.x), R(l.y), R(l.z), R(l.visibility), R(l.presence)]
+                                for l in r.pose_world_landmarks[i]]}
             for i in range(len(r.pose_landmarks))]
 
 
 def load(path):
-    return mp.Image(image_format=mp.ImageFormat.SRGB, data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
+    return mp.Image(image_format=mp.ImageFormat.SRGB,
+                    data=np.ascontiguousarray(np.asarray(Image.open(path).convert("RGB"))))
 
 
 def make(model, mode):
@@ -49,9 +51,11 @@ def frames_in_image_mode():
             entries = []
             for frame in frames:
                 image = load(os.path.join(SEQUENCES, seq, frame))
-                entries.append({"file": frame, "width": image.width, "height": image.height, "poses": poses_json(task.detect(image))})
+                entries.append({"file": frame, "width": image.width, "height": image.height,
+                                "poses": poses_json(task.detect(image))})
             with open(os.path.join(OUT, f"frames_{key}_{seq}.json"), "w") as f:
-                json.dump({"model": model, "mode": "image", "sequence": seq, "results": entries}, f, separators=(",", ":"))
+                json.dump({"model": model, "mode": "image", "sequence": seq, "results": entries}, f,
+                          separators=(",", ":"))
             print(key, seq, len(entries), "frames in image mode", flush=True)
 
 
@@ -68,7 +72,8 @@ def main():
             image = load(os.path.join(IMAGES, name))
             for rot in [0, 90, 180, 270]:
                 r = task.detect(image, vision.ImageProcessingOptions(rotation_degrees=rot))
-                entries.append({"file": name, "width": image.width, "height": image.height, "rotation": rot, "poses": poses_json(r)})
+                entries.append({"file": name, "width": image.width, "height": image.height, "rotation": rot,
+                                "poses": poses_json(r)})
         with open(os.path.join(OUT, f"image_{key}.json"), "w") as f:
             json.dump({"model": model, "mode": "image", "results": entries}, f, separators=(",", ":"))
         print(key, len(entries), "results", flush=True)
@@ -81,7 +86,8 @@ def main():
                 entries.append({"file": frame, "width": image.width, "height": image.height, "timestampMs": i * 33,
                                 "poses": poses_json(task.detect_for_video(image, i * 33))})
             with open(os.path.join(OUT, f"video_{key}_{seq}.json"), "w") as f:
-                json.dump({"model": model, "mode": "video", "sequence": seq, "results": entries}, f, separators=(",", ":"))
+                json.dump({"model": model, "mode": "video", "sequence": seq, "results": entries}, f,
+                          separators=(",", ":"))
             print(key, seq, len(entries), "frames", flush=True)
 
 

@@ -36,6 +36,7 @@ cp "$repo/Sources/TasksVisionKernels/CPUFeatures.swift" "$work/features.swift"
 cp "$here/sigmoid.swift" "$work/main.swift"
 cp "$here/softmax.swift" "$work/r/main.swift"
 swiftc -O "$work/main.swift" "$work/ours.swift" "$work/features.swift" "$work"/f32-vsigmoid-*.o -o "$work/sigmoid"
-swiftc -O "$work/r/main.swift" "$work/ours.swift" "$work/features.swift" "$work"/f32-raddstoreexpminusmax-*.o -o "$work/softmax"
+swiftc -O "$work/r/main.swift" "$work/ours.swift" "$work/features.swift" "$work"/f32-raddstoreexpminusmax-*.o \
+  -o "$work/softmax"
 "$work/sigmoid"
 "$work/softmax"

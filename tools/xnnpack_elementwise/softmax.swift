@@ -25,7 +25,9 @@ for k in kernels {
         for i in 0..<chunk { x[i] = Float(bitPattern: 0x8000_0000 | UInt32(c << 20 | i)) }
         k.run(chunk * 4, x, &zero, &y, &sum, nil)
         for i in 0..<chunk where !same(XNNPACKElementwise.expMinusMax(x[i] - 0), y[i]) {
-            if differ < 5 { print("\(k.name) exp(\(x[i])): ours \(XNNPACKElementwise.expMinusMax(x[i])), XNNPACK \(y[i])") }
+            if differ < 5 {
+                print("\(k.name) exp(\(x[i])): ours \(XNNPACKElementwise.expMinusMax(x[i])), XNNPACK \(y[i])")
+            }
             differ += 1
         }
     }
