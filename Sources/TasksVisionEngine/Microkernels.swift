@@ -40,6 +40,9 @@ struct Microkernels {
     let maxPoolRows: [MaxPoolRow]
     /// Bilinear resize, one output row per call, widest first; the last runs any channel count.
     let resizeRows: [ResizeRow]
+    /// A convolution with one output channel, one output row per call (stride 1, no dilation), on planar input
+    /// rows; nil on the portable set.
+    let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
 
@@ -63,11 +66,13 @@ struct Microkernels {
                              avx2Depthwise]
             maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
             resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
+            oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
         case .avx2:
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
             resizeRows = [avx2Resize]
+            oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
         case .neon:
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
@@ -75,11 +80,13 @@ struct Microkernels {
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32MaxPoolRow)]
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
+            oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
         case .portable:
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32ResizeRow)]
+            oneChannelConvRow = nil
         }
     }
 

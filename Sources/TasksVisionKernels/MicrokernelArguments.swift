@@ -95,6 +95,33 @@ public struct DepthwiseRowArguments {
     }
 }
 
+/// One output row of a convolution with one output channel, stride 1 and no dilation: each output the bias, then
+/// `input * weight` over ky, kx and channel in that order, one fused multiply-add chain (XNNPACK's IGEMM sum, the
+/// filter's order), clamped to `lo...hi`. The input rows of the kernel come in planar form (`rows`).
+public struct OneChannelConvRowArguments {
+    /// `kH` pointers, one per kernel row, each to `channels` planes `planeStride` floats apart: plane c is channel c
+    /// of the input row, from the first output's leftmost tap on, with zeros where the window leaves the image (a
+    /// row above or below it all zeros). A plane holds at least `outW` rounded up to 16, plus `kW` - 1, floats.
+    public var rows: UnsafePointer<UnsafePointer<Float>>
+    public var kH: Int
+    public var kW: Int
+    public var channels: Int
+    public var planeStride: Int
+    /// The bias, then the [kH, kW, channels] weights.
+    public var filter: UnsafePointer<Float>
+    public var output: UnsafeMutablePointer<Float>
+    public var outW: Int
+    public var lo: Float
+    public var hi: Float
+
+    public init(rows: UnsafePointer<UnsafePointer<Float>>, kH: Int, kW: Int, channels: Int, planeStride: Int,
+                filter: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, outW: Int, lo: Float = -.infinity,
+                hi: Float = .infinity) {
+        self.rows = rows; self.kH = kH; self.kW = kW; self.channels = channels; self.planeStride = planeStride
+        self.filter = filter; self.output = output; self.outW = outW; self.lo = lo; self.hi = hi
+    }
+}
+
 /// `count` floats on a 64-byte boundary (a cache line, and a whole vector of every set), uninitialized; free them with
 /// `deallocateAlignedFloats`. Loads that straddle two lines cost two: with malloc's 16-byte alignment, an AVX-512
 /// depthwise layer over such a buffer ran at half speed (31 against 60 GFLOP/s on a Zen 4).

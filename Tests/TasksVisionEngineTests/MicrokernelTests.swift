@@ -173,10 +173,24 @@ final class MicrokernelTests: KernelTestCase {
             (C(h: 1, w: 1, cin: 70, cout: 200, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
                act: .relu6),
              true, false),
+            // One output channel over 4096 pixels or more, stride 1: the one-channel row kernel (a last partial
+            // vector of pixels; channels not a multiple of 4; a 1x1 kernel). With a residual, or stride 2 across,
+            // the GEMM of one column.
+            (C(h: 64, w: 65, cin: 8, cout: 1, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1,
+               act: .relu), false, false),
+            (C(h: 129, w: 66, cin: 11, cout: 1, k: 3, stride: 1, padTop: 1, padLeft: 0, padBottom: 1, padRight: 1),
+             false, false),
+            (C(h: 64, w: 70, cin: 16, cout: 1, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
+               act: .relu6), false, false),
+            (C(h: 64, w: 64, cin: 4, cout: 1, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), true,
+             false),
+            (C(h: 140, w: 140, cin: 3, cout: 1, k: 5, stride: 2, padTop: 2, padLeft: 2, padBottom: 2, padRight: 2),
+             false, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         for set in fmaSets {
             let kernels = Microkernels(set)
+            var oneChannelCases = 0
             for (c, withResidual, withAlpha) in cases {
                 let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin, -1, 1),
                     bias = random(c.cout)
@@ -196,7 +210,11 @@ final class MicrokernelTests: KernelTestCase {
                                                            activation: c.act,
                                                            alpha: aB.map { UnsafePointer($0.pointer) }),
                                         kernels: kernels)
-                XCTAssertNotNil(layer.packed, "\(set) \(c): on the set's GEMM")
+                if layer.oneChannelRow != nil {
+                    oneChannelCases += 1
+                } else {
+                    XCTAssertNotNil(layer.packed, "\(set) \(c): on the set's GEMM")
+                }
                 layer.run(context)
                 let differ = zip(outB.values, ref.chain).filter { $0.0.bitPattern != $0.1.bitPattern }.count
                 XCTAssertEqual(differ, 0, "\(set) conv \(c): outputs that differ from XNNPACK's chain")
@@ -208,6 +226,7 @@ final class MicrokernelTests: KernelTestCase {
                                          "\(c): the check has teeth")
                 }
             }
+            XCTAssertEqual(oneChannelCases, 3, "\(set): cases on the one-channel row kernel")
         }
     }
 

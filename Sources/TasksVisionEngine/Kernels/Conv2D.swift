@@ -63,8 +63,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// The product on OpenBLAS (the portable kernel set), or nil for a single output channel
     /// over a large map (`singleChannel`) and on FMA kernel sets.
     let gemm: BiasFirstGEMM?
-    /// The product on an FMA kernel set (XNNPACK's sums on every CPU).
+    /// The product on an FMA kernel set (XNNPACK's sums on every CPU), or nil for a single output channel over a
+    /// large map (`oneChannelRow`).
     let packed: PackedGEMM?
+    /// On an FMA set, one output channel over a large map (`takesOneChannelRows`): the set's row kernel, and the
+    /// bias then the weights, copied (the model's filter may be freed after load).
+    let oneChannelRow: ((OneChannelConvRowArguments) -> Void)?
+    let oneChannelFilter: UnsafeMutablePointer<Float>?
     /// Whether a GEMM computes the layer (tiles, interleaving), not `singleChannel`.
     var hasProduct: Bool { gemm != nil || packed != nil }
     /// Whether the GEMM reads its input rows led by a 1 (OpenBLAS's bias-first product).
@@ -125,6 +130,21 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
+        if !kernels.gemms.isEmpty, let row = kernels.oneChannelConvRow,
+           Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels) {
+            let filter = allocateAlignedFloats(k + 1)
+            filter[0] = epilogue.bias?[0] ?? 0
+            (filter + 1).update(from: weights, count: k)
+            oneChannelRow = row
+            oneChannelFilter = filter
+            tileRows = pixels
+            gemm = nil
+            packed = nil
+            afterGEMM = Epilogue()
+            return
+        }
+        oneChannelRow = nil
+        oneChannelFilter = nil
         if !kernels.gemms.isEmpty {
             // A KxK tile spans several output rows, so the padded pixels at their ends go in one call (`windows`).
             let packedRows = pointwise ? Self.packedTileRows
@@ -149,12 +169,31 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         }
     }
 
-    deinit { gemm?.deallocate() }
+    deinit {
+        gemm?.deallocate()
+        if let oneChannelFilter { deallocateAlignedFloats(oneChannelFilter) }
+    }
+
+    /// One output channel over a large map, stride 1 across, no dilation, at most a clamp after the sum: on an FMA
+    /// set, the one-channel row kernel (`planarRows`) instead of a GEMM of one column padded to a whole tile.
+    static func takesOneChannelRows(_ g: ConvGeometry, epilogue: Epilogue, pixels: Int) -> Bool {
+        let clampOnly = [FusedActivation.none, .relu, .relu6, .reluN1To1].contains(epilogue.activation)
+        return g.outC == 1 && pixels >= singleChannelMinimumPixels && g.strideW == 1 && g.dilationH == 1
+            && g.dilationW == 1 && epilogue.residual == nil && epilogue.alpha == nil && clampOnly
+    }
+
+    /// Floats per plane of a planar input row (`OneChannelConvRowArguments.rows`), a multiple of 16.
+    var planeStride: Int { ((g.outW + 15) / 16 * 16 + g.kW - 1 + 15) / 16 * 16 }
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
-    var packedWeightBytes: Int { packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
+    var packedWeightBytes: Int {
+        if oneChannelFilter != nil { return (k + 1) * 4 }
+        return packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4
+    }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
+        // A ring of kH planar input rows.
+        if oneChannelRow != nil { return g.kH * g.inC * planeStride }
         // Gathered rows, then their products (`windows`).
         if packed != nil { return pointwise ? 0 : tileRows * (k + g.outC) }
         guard let gemm else { return 0 }
@@ -331,6 +370,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// and a GEMM of one column, the gathered rows (K floats per output) cost more memory
     /// traffic than the arithmetic. Taps outside the image are skipped (zero padding).
     func singleChannel(_ context: RunContext) {
+        if let oneChannelRow, let oneChannelFilter {
+            planarRows(oneChannelRow, filter: oneChannelFilter, context: context)
+            return
+        }
         guard let weights else { return }
         let c = g.inC
         let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
@@ -371,6 +414,83 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 output[row + ox] = ((h[0] + h[2]) + (h[1] + h[3])) + rest
             }
             epilogue.apply(output + row, rows: g.outW, channels: 1, stride: 1, firstRow: row)
+        }
+    }
+
+    /// One output channel on an FMA set: bands of output rows, one per item (several per thread), each output row
+    /// one call of the set's row kernel. The input rows a band reads go into a ring of kH planar rows in the
+    /// worker's scratch, each transposed once per band, as its first output row needs it.
+    func planarRows(_ row: (OneChannelConvRowArguments) -> Void, filter: UnsafePointer<Float>,
+                    context: RunContext) {
+        let c = g.inC, stride = planeStride, rowFloats = c * stride, kH = g.kH
+        let (lo, hi) = epilogue.bounds
+        let bands = context.threads > 1 ? min(g.outH, context.threads * 4) : 1
+        parallelFor(g.batch * bands, context: context) { item, worker in
+            let n = item / bands, band = item % bands
+            let image = input + n * g.inH * g.inW * c
+            let ring = context.scratch(forWorker: worker)
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: kH) { held in
+                withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: kH) { rows in
+                    guard let heldAt = held.baseAddress, let rowsAt = rows.baseAddress else { return }
+                    heldAt.initialize(repeating: Int.min, count: kH)
+                    for oy in (band * g.outH / bands)..<((band + 1) * g.outH / bands) {
+                        let iy0 = oy * g.strideH - g.padTop
+                        for ky in 0..<kH {
+                            // Consecutive image rows take consecutive slots: a row stays until kH rows later.
+                            let iy = iy0 + ky, slot = (iy % kH + kH) % kH
+                            let planes = ring + slot * rowFloats
+                            if heldAt[slot] != iy {
+                                fillPlanes(planes, image: image, row: iy)
+                                heldAt[slot] = iy
+                            }
+                            rowsAt[ky] = UnsafePointer(planes)
+                        }
+                        row(OneChannelConvRowArguments(rows: UnsafePointer(rowsAt), kH: kH, kW: g.kW, channels: c,
+                                                       planeStride: stride, filter: filter,
+                                                       output: output + (n * g.outH + oy) * g.outW, outW: g.outW,
+                                                       lo: lo, hi: hi))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Image row `iy` as planes, one per channel, from the first output's leftmost tap on, zeros outside the image.
+    func fillPlanes(_ planes: UnsafeMutablePointer<Float>, image: UnsafePointer<Float>, row iy: Int) {
+        let c = g.inC, stride = planeStride
+        guard iy >= 0 && iy < g.inH else {
+            planes.update(repeating: 0, count: c * stride)
+            return
+        }
+        let left = min(g.padLeft, stride), end = min(left + g.inW, stride)
+        let source = image + iy * g.inW * c - left * c
+        for ch in 0..<c {
+            let plane = planes + ch * stride
+            plane.update(repeating: 0, count: left)
+            (plane + end).update(repeating: 0, count: stride - end)
+        }
+        // Blocks of 4 pixels x 4 channels transposed in registers (a few shuffles for 16 floats, not 16 moves).
+        var x = left
+        let quads = c / 4 * 4
+        while x + 4 <= end {
+            var ch = 0
+            while ch < quads {
+                let p = source + x * c + ch
+                let r0 = load4(p), r1 = load4(p + c), r2 = load4(p + 2 * c), r3 = load4(p + 3 * c)
+                let q = planes + ch * stride + x
+                store4(SIMD4(r0[0], r1[0], r2[0], r3[0]), q)
+                store4(SIMD4(r0[1], r1[1], r2[1], r3[1]), q + stride)
+                store4(SIMD4(r0[2], r1[2], r2[2], r3[2]), q + 2 * stride)
+                store4(SIMD4(r0[3], r1[3], r2[3], r3[3]), q + 3 * stride)
+                ch += 4
+            }
+            for ch in quads..<c {
+                for i in 0..<4 { planes[ch * stride + x + i] = source[(x + i) * c + ch] }
+            }
+            x += 4
+        }
+        for x in x..<end {
+            for ch in 0..<c { planes[ch * stride + x] = source[x * c + ch] }
         }
     }
 

@@ -1,0 +1,1 @@
+../MicrokernelTemplates/f32-conv1oc-row.swift
