@@ -79,9 +79,17 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
             // in blocks of 16 would compute 32).
             let vectors = (c &+ Vec.scalarCount &- 1) / Vec.scalarCount
             if depthwiseInteriorPixels == 4 && nv >= 2 && (vectors % 2 == 0 || vectors >= 8) {
-                while ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 4 }
+                let groups = (hi &- ox) / 4
+                if groups > 0 {
+                    pixels4x2(p, ox, groups, n, inputOffsets, weightOffsets)
+                    ox &+= groups &* 4
+                }
             }
-            while ox &+ 8 <= hi { pixels8(p, ox, n, inputOffsets, weightOffsets); ox &+= 8 }
+            let groups = (hi &- ox) / 8
+            if groups > 0 {
+                pixels8(p, ox, groups, n, inputOffsets, weightOffsets)
+                ox &+= groups &* 8
+            }
             if ox &+ 4 <= hi { pixels4(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 4 }
             if ox &+ 2 <= hi { pixels2(p, ox, n, inputOffsets, weightOffsets, nv: nv); ox &+= 2 }
             if ox < hi { pixels1(p, ox, n, inputOffsets, weightOffsets, nv: nv) }
@@ -114,8 +122,16 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 
 // The groups: `count` pixels x `nv` vectors of channels, eight accumulators (chains) or fewer. Short groups take
 // more vectors per pixel, so a row's last pixels and its border pixels keep eight chains in flight as well.
-@inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
-                                    _ wo: UnsafePointer<Int>) { pixels(p, ox, 8, 1, taps, io, wo) }
+/// `groups` groups of eight pixels in one call (the set-up of a call costs as much as a short group's taps).
+@inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: Int,
+                                    _ io: UnsafePointer<Int>, _ wo: UnsafePointer<Int>) {
+    for g in 0..<groups { pixels(p, ox &+ g &* 8, 8, 1, taps, io, wo) }
+}
+/// `groups` groups of four pixels x two vectors in one call.
+@inline(never) private func pixels4x2(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: Int,
+                                      _ io: UnsafePointer<Int>, _ wo: UnsafePointer<Int>) {
+    for g in 0..<groups { pixels(p, ox &+ g &* 4, 4, 2, taps, io, wo) }
+}
 @inline(never) private func pixels4(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
                                     _ wo: UnsafePointer<Int>, nv: Int) {
     if nv >= 2 { pixels(p, ox, 4, 2, taps, io, wo) } else { pixels(p, ox, 4, 1, taps, io, wo) }
