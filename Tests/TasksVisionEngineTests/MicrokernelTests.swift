@@ -210,7 +210,7 @@ final class MicrokernelTests: KernelTestCase {
                                                            activation: c.act,
                                                            alpha: aB.map { UnsafePointer($0.pointer) }),
                                         kernels: kernels)
-                if layer.oneChannelRow != nil {
+                if layer.oneChannel != nil {
                     oneChannelCases += 1
                 } else {
                     XCTAssertNotNil(layer.packed, "\(set) \(c): on the set's GEMM")

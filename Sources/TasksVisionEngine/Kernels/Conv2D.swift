@@ -64,12 +64,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// over a large map (`singleChannel`) and on FMA kernel sets.
     let gemm: BiasFirstGEMM?
     /// The product on an FMA kernel set (XNNPACK's sums on every CPU), or nil for a single output channel over a
-    /// large map (`oneChannelRow`).
+    /// large map (`oneChannel`).
     let packed: PackedGEMM?
     /// On an FMA set, one output channel over a large map (`takesOneChannelRows`): the set's row kernel, and the
     /// bias then the weights, copied (the model's filter may be freed after load).
-    let oneChannelRow: ((OneChannelConvRowArguments) -> Void)?
-    let oneChannelFilter: UnsafeMutablePointer<Float>?
+    let oneChannel: (row: (OneChannelConvRowArguments) -> Void, filter: UnsafeMutablePointer<Float>)?
     /// Whether a GEMM computes the layer (tiles, interleaving), not `singleChannel`.
     var hasProduct: Bool { gemm != nil || packed != nil }
     /// Whether the GEMM reads its input rows led by a 1 (OpenBLAS's bias-first product).
@@ -130,21 +129,18 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
-        if !kernels.gemms.isEmpty, let row = kernels.oneChannelConvRow,
-           Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels) {
+        if let row = kernels.oneChannelConvRow, Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels) {
             let filter = allocateAlignedFloats(k + 1)
             filter[0] = epilogue.bias?[0] ?? 0
             (filter + 1).update(from: weights, count: k)
-            oneChannelRow = row
-            oneChannelFilter = filter
+            oneChannel = (row, filter)
             tileRows = pixels
             gemm = nil
             packed = nil
             afterGEMM = Epilogue()
             return
         }
-        oneChannelRow = nil
-        oneChannelFilter = nil
+        oneChannel = nil
         if !kernels.gemms.isEmpty {
             // A KxK tile spans several output rows, so the padded pixels at their ends go in one call (`windows`).
             let packedRows = pointwise ? Self.packedTileRows
@@ -171,7 +167,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
 
     deinit {
         gemm?.deallocate()
-        if let oneChannelFilter { deallocateAlignedFloats(oneChannelFilter) }
+        if let oneChannel { deallocateAlignedFloats(oneChannel.filter) }
     }
 
     /// One output channel over a large map, stride 1 across, no dilation, at most a clamp after the sum: on an FMA
@@ -187,13 +183,13 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
 
     var flops: Double { 2.0 * Double(g.batch * pixels * g.outC * k) }
     var packedWeightBytes: Int {
-        if oneChannelFilter != nil { return (k + 1) * 4 }
+        if oneChannel != nil { return (k + 1) * 4 }
         return packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4
     }
     /// A tile's gathered rows (im2col) or 1-led input rows, then the GEMM's own scratch.
     var scratchFloatsPerWorker: Int {
         // A ring of kH planar input rows.
-        if oneChannelRow != nil { return g.kH * g.inC * planeStride }
+        if oneChannel != nil { return g.kH * g.inC * planeStride }
         // Gathered rows, then their products (`windows`).
         if packed != nil { return pointwise ? 0 : tileRows * (k + g.outC) }
         guard let gemm else { return 0 }
@@ -201,6 +197,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     }
 
     func run(_ context: RunContext) {
+        if let oneChannel {
+            planarRows(oneChannel.row, filter: oneChannel.filter, context: context)
+            return
+        }
         guard hasProduct else {
             singleChannel(context)
             return
@@ -370,10 +370,6 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// and a GEMM of one column, the gathered rows (K floats per output) cost more memory
     /// traffic than the arithmetic. Taps outside the image are skipped (zero padding).
     func singleChannel(_ context: RunContext) {
-        if let oneChannelRow, let oneChannelFilter {
-            planarRows(oneChannelRow, filter: oneChannelFilter, context: context)
-            return
-        }
         guard let weights else { return }
         let c = g.inC
         let tapStep = g.dilationW * c, rowStep = g.dilationH * g.inW * c
