@@ -378,7 +378,7 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
             ax = load(a)
             if nr > V { ay = load(a + V) }
         } else {
-            for j in 0..<nc { if j < V { ax[j] = a[j] } else { ay[j &- V] = a[j] } }
+            if nc >= V { ax = load(a); ay = loadFirst(nc &- V, a + V) } else { ax = loadFirst(nc, a) }
         }
         x = prelu(x, ax); y = prelu(y, ay)
     }
@@ -394,13 +394,9 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
         if nr > V { y = y + load(r + V) }
     } else if have >= V {
         x = x + load(r)
-        var ry = Vec()
-        for j in V..<have { ry[j &- V] = r[j] }
-        y = y + ry
+        y = y + loadFirst(have &- V, r + V)
     } else if have > 0 {
-        var rx = Vec()
-        for j in 0..<have { rx[j] = r[j] }
-        x = x + rx
+        x = x + loadFirst(have, r)
     }
 }
 
@@ -411,8 +407,8 @@ private let plainTiles = 0, residualTiles = 1, generalTiles = 2
         if nr > V { store(y, c + V) }
     } else if nc >= V {
         store(x, c)
-        for j in V..<nc { c[j] = y[j &- V] }
+        storeFirst(y, nc &- V, c + V)
     } else {
-        for j in 0..<nc { c[j] = x[j] }
+        storeFirst(x, nc, c)
     }
 }

@@ -1,0 +1,24 @@
+import Swift
+
+// Loads and stores of a vector's first lanes, for a tile's last columns when they are fewer than a vector. LLVM's
+// masked load and store: on AVX-512 one instruction with a mask register (lanes outside the mask are neither read
+// nor written, so the pointer may be near the end of a buffer); elsewhere LLVM splits them into per-lane accesses.
+
+/// Stores lanes 0..<`count` of `v` at `p` (`count` in 0...16); the floats after them are not touched.
+@_transparent public func storeFirst(_ v: SIMD16<Float>, _ count: Int, _ p: UnsafeMutablePointer<Float>) {
+    let mask = UInt16(truncatingIfNeeded: (1 &<< count) &- 1)
+    let m: Builtin.Vec16xInt1 = Builtin.bitcast_Int16_Vec16xInt1(mask._value)
+    Builtin.int_masked_store_Vec16xFPIEEE32_RawPointer(v._storage._value, UnsafeMutableRawPointer(p)._rawValue,
+                                                       Int32(4)._value, m)
+}
+
+/// Floats 0..<`count` at `p` in lanes 0..<`count` (`count` in 0...16), zeros in the others; the floats after them
+/// are not read.
+@_transparent public func loadFirst(_ count: Int, _ p: UnsafePointer<Float>) -> SIMD16<Float> {
+    let mask = UInt16(truncatingIfNeeded: (1 &<< count) &- 1)
+    let m: Builtin.Vec16xInt1 = Builtin.bitcast_Int16_Vec16xInt1(mask._value)
+    var r = SIMD16<Float>()
+    r._storage._value = Builtin.int_masked_load_Vec16xFPIEEE32_RawPointer(UnsafeRawPointer(p)._rawValue,
+                                                                          Int32(4)._value, m, r._storage._value)
+    return r
+}
