@@ -63,7 +63,7 @@ final class ConcurrencyTests: XCTestCase {
         let photos = try ["face_frontal_1", "faces_group_1"].map(image)
         let expected = try photos.map { try FaceDetector(options: try faceOptions()).detect(image: $0).detections }
         XCTAssertNotEqual(expected[0].count, expected[1].count)
-        var o = try faceOptions(.liveStream)
+        let o = try faceOptions(.liveStream)
         let lock = NSLock()
         var delivered: [(Int, Bool)] = []
         o.resultCallback = { result, timestamp in
@@ -107,7 +107,7 @@ final class ConcurrencyTests: XCTestCase {
             do {
                 switch kind {
                 case "faces":
-                    var o = try faceOptions(.liveStream)
+                    let o = try faceOptions(.liveStream)
                     o.resultCallback = { result, _ in
                         XCTAssertEqual((try? result.get())?.detections.count, 1); delivered.fulfill()
                     }
@@ -115,7 +115,7 @@ final class ConcurrencyTests: XCTestCase {
                     weakTask = task
                     XCTAssertTrue(try task.detectAsync(image: face, timestampInMilliseconds: 1))
                 case "hands":
-                    var o = try handOptions(.liveStream)
+                    let o = try handOptions(.liveStream)
                     o.resultCallback = { result, _ in
                         XCTAssertEqual((try? result.get())?.landmarks.count, 1); delivered.fulfill()
                     }

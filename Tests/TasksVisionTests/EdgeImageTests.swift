@@ -42,7 +42,7 @@ final class EdgeImageTests: XCTestCase {
         let po = PoseDetectorOptions()
         po.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
         po.detectorMode = .stream
-        let pose = try PoseDetector.poseDetector(options: po)
+        let pose = PoseDetector.poseDetector(options: po)
         var t = 0
         func check(_ image: MPImage, _ what: String) throws {
             t += 33

@@ -107,7 +107,7 @@ final class FaceDetectorParityTests: XCTestCase {
         for entry in fx.results {
             let image = try TestImages.load(Paths.images + "/" + entry.file,
                                             orientation: orientation(forRotation: entry.rotation ?? 0))
-            let raw = try detector.detectNormalized(image)
+            let raw = detector.detectNormalized(image)
             compare(raw, entry, worst: &worst, "\(entry.file) rotated \(entry.rotation ?? 0)")
             if entry.rotation ?? 0 == 0 { comparePublic(try detector.detect(image: image), raw, entry, entry.file) }
         }
@@ -136,7 +136,7 @@ final class FaceDetectorParityTests: XCTestCase {
             for entry in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + entry.file)
                 let result = try detector.detect(videoFrame: image, timestampInMilliseconds: entry.timestampMs ?? 0)
-                let raw = try detector.detectNormalized(image)
+                let raw = detector.detectNormalized(image)
                 compare(raw, entry, worst: &worst, "\(name) \(entry.file)")
                 comparePublic(result, raw, entry, entry.file)
             }

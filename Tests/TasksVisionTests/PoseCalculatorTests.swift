@@ -132,7 +132,7 @@ final class PoseDetectorTests: XCTestCase {
     }
 
     func testSingleImageGivesPixelsAndLikelihoods() throws {
-        let detector = try PoseDetector.poseDetector(options: try options(false, .singleImage))
+        let detector = try PoseDetector.poseDetector(options: options(false, .singleImage))
         let image = try TestImages.load(Paths.images + "/pose_standing_1.png")
         let poses = try detector.results(in: VisionImage(image: image))
         XCTAssertEqual(poses.count, 1)
@@ -152,7 +152,7 @@ final class PoseDetectorTests: XCTestCase {
     }
 
     func testStreamModeTracksAndRunsTheDetectorOnce() throws {
-        let detector = try PoseDetector.poseDetector(options: try options(true, .stream))
+        let detector = try PoseDetector.poseDetector(options: options(true, .stream))
         let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/pose_dance_1").filter {
             $0.hasSuffix(".png")
         }.sorted()
@@ -170,7 +170,7 @@ final class PoseDetectorTests: XCTestCase {
     }
 
     func testAsyncAndMirrored() async throws {
-        let detector = try PoseDetector.poseDetector(options: try options(false, .singleImage))
+        let detector = try PoseDetector.poseDetector(options: options(false, .singleImage))
         let image = try TestImages.load(Paths.images + "/pose_yoga_1.png")
         let up = try await detector.process(VisionImage(image: image))
         let mirrored = try await detector.process(VisionImage(image: image, orientation: .upMirrored))

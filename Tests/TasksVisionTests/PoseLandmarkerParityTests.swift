@@ -222,7 +222,7 @@ final class PoseLandmarkerParityTests: XCTestCase {
         let options = PoseDetectorOptions()
         options.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
         options.detectorMode = .singleImage
-        let detector = try PoseDetector.poseDetector(options: options)
+        let detector = PoseDetector.poseDetector(options: options)
         var worst: Float = 0, count = 0
         for file in ["pose_standing_1.png", "pose_yoga_1.png", "pose_exercise_1.png", "pose_dance_1.png"] {
             let upright = try TestImages.load(Paths.images + "/" + file)

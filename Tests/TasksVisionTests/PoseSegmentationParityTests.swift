@@ -162,7 +162,7 @@ final class PoseSegmentationParityTests: XCTestCase {
             for (i, frame) in frames.enumerated() {
                 let path = Paths.sequences + "/" + sequence + "/" + frame
                 let poses = pipeline.process(try TestImages.load(path), stream: true, timestampMilliseconds: i * 33)
-                let nudged = try nudgedPipeline?.process(try TestImages.loadNudged(path), stream: true,
+                let nudged = try nudgedPipeline?.process(TestImages.loadNudged(path), stream: true,
                                                           timestampMilliseconds: i * 33)
                 if let nudged, nudged.count != poses.count { sensitiveCounts += 1 }
                 guard let e = stored[i] else { continue }

@@ -60,7 +60,7 @@ final class RunningModeTests: XCTestCase {
 
     func testLiveStreamDeliversInOrderOnItsQueueAndDropsBusyFrames() throws {
         let image = try faceImage()
-        var o = try options(.liveStream)
+        let o = try options(.liveStream)
         let lock = NSLock()
         var delivered: [Int] = []
         let done = expectation(description: "results")
@@ -97,7 +97,7 @@ final class RunningModeTests: XCTestCase {
     func testLiveStreamDelegateAndAsyncStream() async throws {
         let image = try faceImage()
         let receiver = Receiver()
-        var o = try options(.liveStream)
+        let o = try options(.liveStream)
         o.faceDetectorLiveStreamDelegate = receiver
         let detector = try FaceDetector(options: o)
         let stream = detector.liveResults
@@ -211,6 +211,7 @@ final class HandRunningModeTests: XCTestCase {
         // The bundle's members as plain files in a folder load the same as the bundle.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hands-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.copyItem(atPath: try Paths.model("hand_detector.tflite"),
                                          toPath: dir + "/hand_detector.tflite")
         try FileManager.default.copyItem(atPath: try Paths.model("hand_landmark_full.tflite"),

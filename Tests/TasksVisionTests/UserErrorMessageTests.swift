@@ -178,7 +178,7 @@ final class UserErrorMessageTests: XCTestCase {
         let stream = PoseDetectorOptions()
         stream.modelAssetPath = try Paths.model("pose_landmarker_lite.task")
         stream.detectorMode = .stream
-        let poseDetector = try PoseDetector.poseDetector(options: stream)
+        let poseDetector = PoseDetector.poseDetector(options: stream)
         _ = try poseDetector.results(in: VisionImage(image: image), timestampInMilliseconds: 50)
         expect(["timestamp 40", "50"]) {
             _ = try poseDetector.results(in: VisionImage(image: image), timestampInMilliseconds: 40)

@@ -59,9 +59,11 @@ enum CLI {
                       stderr: String(decoding: e.data, as: UTF8.self))
     }
 
-    static func temporaryDirectory() throws -> String {
+    /// A new directory under the system's temporary one, removed with its contents when `test` ends.
+    static func temporaryDirectory(removedAfter test: XCTestCase) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vision-cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         return dir
     }
 

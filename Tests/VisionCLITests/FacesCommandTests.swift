@@ -28,7 +28,7 @@ final class FacesCommandTests: XCTestCase {
     }
 
     func testFolderVideoModeAndOverlay() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let r = try CLI.run(["faces", "--json", "--video", CLI.sequences + "/hand_asl_1", "--fps", "25",
                              "--overlay", dir])
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -22,7 +22,7 @@ final class HandsCommandTests: XCTestCase {
     }
 
     func testHandsVideoAndDenylist() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let r = try CLI.run(["hands", "--json", "--video", CLI.sequences + "/hand_asl_1", "--overlay", dir])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout.split(separator: "\n").count, 40)

@@ -5,7 +5,7 @@ final class InputFailureTests: XCTestCase {
     /// A folder with a good image and a garbage .png: the good one's result is printed, the bad one is
     /// reported on stderr by name and reason, and the status is 1.
     func testRunContinuesPastAnUndecodableFile() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         try FileManager.default.copyItem(atPath: CLI.images + "/face_frontal_1.png", toPath: dir + "/a_good.png")
         try Data("this is not a PNG".utf8).write(to: URL(fileURLWithPath: dir + "/b_garbage.png"))
         try FileManager.default.copyItem(atPath: CLI.images + "/faces_two_1.png", toPath: dir + "/c_good.png")

@@ -24,7 +24,7 @@ final class ModelCommandTests: XCTestCase {
     }
 
     func testBadFilesExitWithOneLineErrors() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let model = try ModelAsset.readFile(CLI.models + "/canned_gesture_classifier.tflite")
         let truncated = dir + "/truncated.tflite"
         try Data(model[0..<1000]).write(to: URL(fileURLWithPath: truncated))
@@ -60,14 +60,14 @@ final class ModelCommandTests: XCTestCase {
             if let p = try code.fieldPosition(3) { bytes[p] = 39 }
             if let p = try code.fieldPosition(0) { bytes[p] = 39 }
         }
-        let path = try CLI.temporaryDirectory() + "/transpose.tflite"
+        let path = try CLI.temporaryDirectory(removedAfter: self) + "/transpose.tflite"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         try expectFailure(["model", "info", path], mentions: ["transpose.tflite", "TRANSPOSE"])
     }
 
     /// `vision model run` reproduces the TFLite fixture outputs.
     func testRunMatchesTFLiteFixture() throws {
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let fixtures = CLI.root + "/Tests/Fixtures/engine"
         let pixels = try NumpyArray.read(fixtures + "/pixels__face_frontal_1_128x128.npy")
         let input = NumpyArray(shape: [1, 128, 128, 3], floats: pixels.floats().map { ($0 - 127.5) / 127.5 })

@@ -25,7 +25,7 @@ final class ModelKindTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains(message), "\(command) \(model): \(r.stderr)")
         }
         // A folder of the gesture recognizer's four models serves hands and gestures, not pose.
-        let folder = try CLI.temporaryDirectory()
+        let folder = try CLI.temporaryDirectory(removedAfter: self)
         let recognizer = try TaskBundle(path: CLI.models + "/gesture_recognizer.task")
         for nested in ["hand_landmarker.task", "hand_gesture_recognizer.task"] {
             let bundle = try recognizer.bundle(nested)

@@ -35,9 +35,8 @@ final class ModelsCommandTests: XCTestCase {
 
     /// An empty folder two levels below the temporary folder (so its ../shared is not the machine's).
     func emptyFolder() throws -> String {
-        let dir = try CLI.temporaryDirectory() + "/empty"
+        let dir = try CLI.temporaryDirectory(removedAfter: self) + "/empty"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         return dir
     }
 

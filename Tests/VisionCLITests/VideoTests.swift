@@ -30,7 +30,7 @@ final class VideoTests: XCTestCase {
     /// folder of frames the clip was made from (the folder run at the clip's frame rate).
     func testVideoFileMatchesTheFrameFolder() throws {
         _ = try CLI.requireFFmpeg()
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let (clip, fps) = try makeClip("pose_dance_1", in: dir)
         let video = try CLI.run(["pose", "--json", "--video", clip])
         XCTAssertEqual(video.status, 0, video.stderr)
@@ -57,7 +57,7 @@ final class VideoTests: XCTestCase {
     /// (red landmark dots) where the input frame has none.
     func testOverlayVideoShowsTheSkeleton() throws {
         _ = try CLI.requireFFmpeg()
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let (clip, _) = try makeClip("pose_dance_1", in: dir)
         let out = dir + "/out.mp4"
         let r = try CLI.run(["pose", "--json", "--video", clip, "--overlay", out])
@@ -99,7 +99,7 @@ final class VideoTests: XCTestCase {
     /// result is for a frame of the clip, in order, with increasing timestamps.
     func testLiveStreamFromAVideoFile() throws {
         _ = try CLI.requireFFmpeg()
-        let dir = try CLI.temporaryDirectory()
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
         let (clip, _) = try makeClip("hand_asl_1", in: dir)
         for command in ["hands", "pose"] {
             let r = try CLI.run([command, "--json", "--live", "--video", clip, "--max-frames", "12"])
@@ -117,7 +117,7 @@ final class VideoTests: XCTestCase {
 
     /// Without ffmpeg on PATH, a video file or an overlay video is refused in one line saying how to get it.
     func testMissingFFmpegIsOneLine() throws {
-        let empty = try CLI.temporaryDirectory()
+        let empty = try CLI.temporaryDirectory(removedAfter: self)
         let clip = empty + "/clip.mkv"
         try Data([0]).write(to: URL(fileURLWithPath: clip))
         let r = try CLI.run(["pose", "--video", clip], environment: ["PATH": empty])
@@ -133,7 +133,7 @@ final class VideoTests: XCTestCase {
     /// A file ffmpeg cannot read is one line naming the file and ffmpeg's reason.
     func testUndecodableVideoNamesTheFile() throws {
         _ = try CLI.requireFFmpeg()
-        let clip = try CLI.temporaryDirectory() + "/broken.mp4"
+        let clip = try CLI.temporaryDirectory(removedAfter: self) + "/broken.mp4"
         try Data("not a video".utf8).write(to: URL(fileURLWithPath: clip))
         let r = try CLI.run(["faces", "--video", clip])
         XCTAssertEqual(r.status, 1)
