@@ -33,6 +33,9 @@ struct Microkernels {
     let set: KernelSet
     /// The GEMMs of 1x1 and KxK convolutions and fully connected layers, widest first.
     let gemms: [GEMM]
+    /// On a processor that halves 512-bit instructions (`CPUFeatures.halvesWideVectors`, Zen 4), the AVX2 GEMMs, for
+    /// the column counts whose 32-wide tiles would be a quarter padding or more (see `gemms(columns:)`).
+    let halfWidthGEMMs: [GEMM]?
     /// Depthwise convolution, one output row per call (one channel per input channel, no
     /// dilation), widest first; the last runs any channel count.
     let depthwiseRows: [DepthwiseRow]
@@ -62,18 +65,21 @@ struct Microkernels {
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsAVX512.f32GEMMNarrow),
                      avx2[1]]
+            halfWidthGEMMs = features.halvesWideVectors ? avx2 : nil
             depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow),
                              avx2Depthwise]
             maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
             resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
         case .avx2:
+            halfWidthGEMMs = nil
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
             resizeRows = [avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
         case .neon:
+            halfWidthGEMMs = nil
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsNEON.f32GEMMNarrow)]
@@ -82,6 +88,7 @@ struct Microkernels {
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
             oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
         case .portable:
+            halfWidthGEMMs = nil
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]
@@ -90,11 +97,24 @@ struct Microkernels {
         }
     }
 
+    /// The GEMM of a product of `columns` columns, from the table `gemms(columns:)` gives it.
+    func gemm(columns: Int) -> GEMM? { Self.gemm(columns: columns, in: gemms(columns: columns)) }
+
+    /// The GEMMs a product of `columns` columns chooses from: the set's, or on a processor that halves 512-bit
+    /// instructions the AVX2 ones where the set's 32-wide tiles would leave 8 to 15 lanes of the last tile empty
+    /// (24, 56, 88 ... columns: 16-wide tiles and an 8-wide one pad none, at the same multiply-adds per cycle there;
+    /// fewer empty lanes cost less than the narrower tiles' extra loads).
+    func gemms(columns: Int) -> [GEMM] {
+        guard let halfWidthGEMMs, let widest = gemms.first else { return gemms }
+        let empty = (widest.nr - columns % widest.nr) % widest.nr
+        return empty >= widest.nr / 4 && empty < widest.nr / 2 ? halfWidthGEMMs : gemms
+    }
+
     /// The widest GEMM when `columns` fill at least one of its tiles, as XNNPACK picks, unless the set's one-vector
     /// tile computes enough less padding to make up for its lower speed (`narrowTileSpeed`): 24 columns on AVX2 take
     /// three 8-wide tiles, not two 16-wide ones of which a quarter is padding. Fewer columns than a wide tile take
     /// the tile with the fewest vector instructions, then the least padding: 8 channels an 8-wide tile.
-    func gemm(columns: Int) -> GEMM? {
+    static func gemm(columns: Int, in gemms: [GEMM]) -> GEMM? {
         func cost(_ g: GEMM) -> (Int, Int) {
             let blocks = (columns + g.nr - 1) / g.nr
             return (blocks * g.vectors, blocks * g.nr)

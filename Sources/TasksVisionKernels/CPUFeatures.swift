@@ -9,10 +9,15 @@ public struct CPUFeatures: Sendable, Equatable {
     public let flags: Set<String>
     /// The processor's marketing name, for notes and benchmark output.
     public let modelName: String
+    /// `vendor_id` and `cpu family` of x86 processors (`AuthenticAMD`, `GenuineIntel`); empty and 0 elsewhere.
+    public let vendor: String
+    public let family: Int
 
-    public init(flags: Set<String>, modelName: String = "") {
+    public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0) {
         self.flags = flags
         self.modelName = modelName
+        self.vendor = vendor
+        self.family = family
     }
 
     /// The features of the processor this runs on, probed once.
@@ -24,6 +29,10 @@ public struct CPUFeatures: Sendable, Equatable {
     public var hasAVX512: Bool {
         hasAVX2FMA && ["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"].allSatisfy(flags.contains)
     }
+    /// Whether the processor runs each 512-bit vector instruction as two 256-bit halves, so 256-bit tiles
+    /// multiply-add as many lanes per cycle as 512-bit ones: AMD Zen 4 (family 25 with AVX-512; Zen 3, the same
+    /// family, has no AVX-512, and Zen 5, family 26, has whole 512-bit units). A choice of speed only.
+    public var halvesWideVectors: Bool { vendor == "AuthenticAMD" && family == 25 && hasAVX512 }
     /// Advanced SIMD with fused multiply-add (every arm64 processor).
     public var hasNEON: Bool { flags.contains("asimd") || flags.contains("neon") }
 
@@ -52,7 +61,7 @@ public struct CPUFeatures: Sendable, Equatable {
     /// Features from the text of `/proc/cpuinfo` (the first processor's `flags` on x86,
     /// `Features` on arm64).
     public static func parse(cpuinfo: String) -> CPUFeatures {
-        var flags = Set<String>(), model = ""
+        var flags = Set<String>(), model = "", vendor = "", family: Int?
         for line in cpuinfo.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingCharacters(in: .whitespaces)
@@ -61,9 +70,13 @@ public struct CPUFeatures: Sendable, Equatable {
                 flags = Set(value.split(separator: " ").map(String.init))
             } else if model.isEmpty && (key == "model name" || key == "Model") {
                 model = value.trimmingCharacters(in: .whitespaces)
+            } else if vendor.isEmpty && key == "vendor_id" {
+                vendor = value.trimmingCharacters(in: .whitespaces)
+            } else if family == nil && key == "cpu family" {
+                family = Int(value.trimmingCharacters(in: .whitespaces))
             }
         }
-        return CPUFeatures(flags: flags.union(baselineFlags), modelName: model)
+        return CPUFeatures(flags: flags.union(baselineFlags), modelName: model, vendor: vendor, family: family ?? 0)
     }
 
     #if canImport(Darwin)

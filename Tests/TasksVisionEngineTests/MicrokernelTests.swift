@@ -31,15 +31,24 @@ final class MicrokernelTests: KernelTestCase {
     }
 
     func testCPUFeaturesParsing() {
-        let zen3 = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu sse2 avx fma avx2 bmi2\n\n"
-                   + "processor\t: 1\nflags\t\t: x\n"
+        let zen3 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel name\t: AMD EPYC 7B13\n"
+                   + "flags\t\t: fpu sse2 avx fma avx2 bmi2\n\nprocessor\t: 1\ncpu family\t: 7\nflags\t\t: x\n"
         let f = CPUFeatures.parse(cpuinfo: zen3)
         XCTAssertEqual(f.modelName, "AMD EPYC 7B13")
+        XCTAssertEqual(f.vendor, "AuthenticAMD")
+        XCTAssertEqual(f.family, 25)
         XCTAssertTrue(f.hasAVX2FMA)
         XCTAssertFalse(f.hasAVX512)
+        XCTAssertFalse(f.halvesWideVectors, "Zen 3: no AVX-512")
         XCTAssertFalse(CPUFeatures.parse(cpuinfo: "flags : sse2 avx2\n").hasAVX2FMA, "AVX2 without FMA")
-        let xeon = CPUFeatures.parse(cpuinfo: "flags : avx2 fma avx512f avx512dq avx512bw avx512vl avx512cd\n")
+        let avx512Flags = "flags : avx2 fma avx512f avx512dq avx512bw avx512vl avx512cd\n"
+        let xeon = CPUFeatures.parse(cpuinfo: "vendor_id : GenuineIntel\ncpu family : 6\n" + avx512Flags)
         XCTAssertTrue(xeon.hasAVX512)
+        XCTAssertFalse(xeon.halvesWideVectors)
+        XCTAssertTrue(CPUFeatures.parse(cpuinfo: "vendor_id : AuthenticAMD\ncpu family : 25\n" + avx512Flags)
+                        .halvesWideVectors, "Zen 4")
+        XCTAssertFalse(CPUFeatures.parse(cpuinfo: "vendor_id : AuthenticAMD\ncpu family : 26\n" + avx512Flags)
+                        .halvesWideVectors, "Zen 5: whole 512-bit units")
         #if arch(x86_64)
         XCTAssertEqual(KernelSet.best(for: f), .avx2)
         XCTAssertEqual(KernelSet.best(for: xeon), .avx512)
@@ -62,11 +71,23 @@ final class MicrokernelTests: KernelTestCase {
     /// the columns fill one, unless a quarter or more of it would be padding that one-vector tiles avoid.
     func testGEMMTileChoice() {
         func widths(_ set: KernelSet, _ columns: [Int]) -> [Int] {
-            columns.map { Microkernels(set).gemm(columns: $0)?.nr ?? 0 }
+            // A CPU of no known vendor: the set's own choice (see `halving` below for Zen 4's).
+            let neutral = Microkernels(set, features: CPUFeatures(flags: CPUFeatures.current.flags))
+            return columns.map { neutral.gemm(columns: $0)?.nr ?? 0 }
         }
         XCTAssertEqual(widths(.avx2, [4, 8, 12, 16, 17, 20, 24, 25, 32, 36, 40, 144]),
                        [8, 8, 16, 16, 8, 8, 8, 16, 16, 16, 16, 16])
         XCTAssertEqual(widths(.avx512, [8, 16, 24, 32, 40, 48, 56, 64, 144]), [8, 16, 32, 32, 16, 16, 32, 32, 32])
+        // Where 512-bit instructions run as two halves (Zen 4), 32-wide tiles with 8 to 15 lanes left empty give way
+        // to the AVX2 tiles; every other column count keeps the AVX-512 choice.
+        let halving = CPUFeatures(flags: ["avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"],
+                                  vendor: "AuthenticAMD", family: 25)
+        let zen4 = Microkernels(.avx512, features: halving)
+        let zen4Columns = [8, 16, 20, 24, 32, 40, 48, 56, 64, 88, 120, 144]
+        XCTAssertEqual(zen4Columns.map { zen4.gemm(columns: $0)?.nr ?? 0 },
+                       [8, 16, 8, 8, 32, 16, 16, 16, 32, 16, 16, 32])
+        XCTAssertEqual(zen4Columns.map { zen4.gemms(columns: $0).count }, [3, 3, 2, 2, 3, 3, 3, 2, 3, 2, 2, 3],
+                       "the AVX2 table (two GEMMs) or the AVX-512 one (three)")
         XCTAssertEqual(widths(.portable, [24]), [0], "the portable set has no packed GEMM")
     }
 
@@ -188,8 +209,15 @@ final class MicrokernelTests: KernelTestCase {
              false, false),
         ]
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
-        for set in fmaSets {
-            let kernels = Microkernels(set)
+        // On AVX-512, both the CPU-neutral tile choice and that of a CPU which halves 512-bit instructions (Zen 4: the
+        // AVX2 tiles for some column counts), whatever the CPU running the test.
+        let variants = fmaSets.flatMap { set -> [(KernelSet, Microkernels)] in
+            guard set == .avx512 else { return [(set, Microkernels(set))] }
+            let flags = CPUFeatures.current.flags
+            return [(set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "GenuineIntel", family: 6))),
+                    (set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "AuthenticAMD", family: 25)))]
+        }
+        for (set, kernels) in variants {
             var oneChannelCases = 0
             for (c, withResidual, withAlpha) in cases {
                 let input = random(c.h * c.w * c.cin), weights = random(c.cout * c.k * c.k * c.cin, -1, 1),

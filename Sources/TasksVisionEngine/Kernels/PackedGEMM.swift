@@ -25,11 +25,12 @@ final class PackedGEMM {
 
     /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them.
     init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels) {
-        guard let gemm = kernels.gemm(columns: columns) else {
+        let table = kernels.gemms(columns: columns)
+        guard let gemm = Microkernels.gemm(columns: columns, in: table) else {
             preconditionFailure("PackedGEMM needs an FMA kernel set")
         }
         let rest = columns % gemm.nr
-        let narrow = kernels.gemms.filter { $0.nr < gemm.nr && $0.nr >= rest }.min { $0.nr < $1.nr }
+        let narrow = table.filter { $0.nr < gemm.nr && $0.nr >= rest }.min { $0.nr < $1.nr }
         if rest > 0, columns > gemm.nr, let narrow {
             let wide = columns - rest
             wideColumns = wide
