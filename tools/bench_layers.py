@@ -12,10 +12,10 @@ median and our best over theirs. A layer alone starts from warmer caches than in
 each TFLite call counts against TFLite: trust ratios of layers above ~30 us, and read the
 whole-model ratio from bench_engine.py. Needs `pip install ai-edge-litert numpy flatbuffers`.
 """
-import argparse, json, os, re, subprocess, tempfile, time
+import argparse, json, os, re, subprocess, tempfile
 import flatbuffers
 import numpy as np
-from ai_edge_litert.interpreter import Interpreter
+from bench_engine import tflite_median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, ".build", "release", "vision-bench")
@@ -143,21 +143,6 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
     model = b.EndObject()
     b.Finish(model, file_identifier=b"TFL3")
     return bytes(b.Output())
-
-
-def tflite_median(path, threads, runs, warmup=10):
-    it = Interpreter(model_path=path, num_threads=threads)
-    it.allocate_tensors()
-    d = it.get_input_details()[0]
-    it.set_tensor(d["index"], np.random.default_rng(0).random(d["shape"], dtype=np.float32))
-    for _ in range(warmup):
-        it.invoke()
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        it.invoke()
-        times.append((time.perf_counter() - t) * 1e3)
-    return float(np.median(times))
 
 
 def ours_median(path, threads, runs):

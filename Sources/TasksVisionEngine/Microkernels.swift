@@ -34,7 +34,7 @@ struct Microkernels {
     /// The GEMMs of 1x1 and KxK convolutions and fully connected layers, widest first.
     let gemms: [GEMM]
     /// On a processor that halves 512-bit instructions (`CPUFeatures.halvesWideVectors`, Zen 4), the AVX2 GEMMs, for
-    /// the column counts whose 32-wide tiles would be a quarter padding or more (see `gemms(columns:)`).
+    /// the column counts whose last 32-wide tile would have 8 to 15 empty lanes (see `gemms(columns:)`).
     let halfWidthGEMMs: [GEMM]?
     /// Depthwise convolution, one output row per call (one channel per input channel, no
     /// dilation), widest first; the last runs any channel count.

@@ -9,8 +9,9 @@ public struct CPUFeatures: Sendable, Equatable {
     public let flags: Set<String>
     /// The processor's marketing name, for notes and benchmark output.
     public let modelName: String
-    /// `vendor_id` and `cpu family` of x86 processors (`AuthenticAMD`, `GenuineIntel`); empty and 0 elsewhere.
+    /// `vendor_id` of x86 processors (`AuthenticAMD`, `GenuineIntel`); empty elsewhere.
     public let vendor: String
+    /// `cpu family` of x86 processors (25 for AMD Zen 3 and Zen 4, 6 for Intel's cores); 0 elsewhere.
     public let family: Int
 
     public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0) {

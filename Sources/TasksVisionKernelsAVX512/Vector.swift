@@ -26,9 +26,6 @@ let gemmPrefetchesWeights = true
 /// Interior pixels per depthwise group: 8 pixels x 1 vector (a 64-byte line each).
 let depthwiseInteriorPixels = 8
 
-// A tile's last columns, when fewer than a vector, are loaded and stored with one masked instruction each
-// (`loadFirst`, `storeFirst` of TasksVisionVectorFMA, on this set's SIMD16).
-
 /// `a + d * t` with the product and the sum each rounded (XNNPACK's SSE ibilinear kernel, which
 /// its x86 configurations use on every CPU).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }

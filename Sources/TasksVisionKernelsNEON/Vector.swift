@@ -28,15 +28,3 @@ let depthwiseInteriorPixels = 8
 /// `a + d * t` rounded once, as XNNPACK's neonfma ibilinear kernel (`vfmaq_f32`).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { fusedMultiplyAdd(d, t, a) }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a.addingProduct(d, t) }
-
-/// Lanes 0..<`count` of `v` stored at `p` (`count` < `Vec.scalarCount`), lane by lane: a tile's last columns, rare
-/// on this set's narrow vectors (AVX-512 stores them with one masked store).
-@_transparent func storeFirst(_ v: Vec, _ count: Int, _ p: UnsafeMutablePointer<Float>) {
-    for j in 0..<count { p[j] = v[j] }
-}
-/// Floats 0..<`count` at `p` in lanes 0..<`count`, zeros in the others; nothing after them is read.
-@_transparent func loadFirst(_ count: Int, _ p: UnsafePointer<Float>) -> Vec {
-    var v = Vec()
-    for j in 0..<count { v[j] = p[j] }
-    return v
-}

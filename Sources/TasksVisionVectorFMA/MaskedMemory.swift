@@ -1,8 +1,9 @@
 import Swift
 
-// Loads and stores of a vector's first lanes, for a tile's last columns when they are fewer than a vector. LLVM's
-// masked load and store: on AVX-512 one instruction with a mask register (lanes outside the mask are neither read
-// nor written, so the pointer may be near the end of a buffer); elsewhere LLVM splits them into per-lane accesses.
+// Loads and stores of a vector's first lanes, for a tile's last columns when they are fewer than a vector. On
+// 512-bit vectors LLVM's masked load and store: one AVX-512 instruction with a mask register (lanes outside the mask
+// are neither read nor written, so the pointer may be near the end of a buffer). On 256- and 128-bit vectors, lane
+// by lane: their layers rarely leave a partial vector.
 
 /// Stores lanes 0..<`count` of `v` at `p` (`count` in 0...16); the floats after them are not touched.
 @_transparent public func storeFirst(_ v: SIMD16<Float>, _ count: Int, _ p: UnsafeMutablePointer<Float>) {
@@ -21,4 +22,28 @@ import Swift
     r._storage._value = Builtin.int_masked_load_Vec16xFPIEEE32_RawPointer(UnsafeRawPointer(p)._rawValue,
                                                                           Int32(4)._value, m, r._storage._value)
     return r
+}
+
+/// Lanes 0..<`count` of `v` stored at `p` (`count` in 0...8), lane by lane; the floats after them are not touched.
+@_transparent public func storeFirst(_ v: SIMD8<Float>, _ count: Int, _ p: UnsafeMutablePointer<Float>) {
+    for j in 0..<count { p[j] = v[j] }
+}
+
+/// Lanes 0..<`count` of `v` stored at `p` (`count` in 0...4), lane by lane; the floats after them are not touched.
+@_transparent public func storeFirst(_ v: SIMD4<Float>, _ count: Int, _ p: UnsafeMutablePointer<Float>) {
+    for j in 0..<count { p[j] = v[j] }
+}
+
+/// Floats 0..<`count` at `p` in lanes 0..<`count` (`count` in 0...8), zeros in the others, lane by lane.
+@_transparent public func loadFirst(_ count: Int, _ p: UnsafePointer<Float>) -> SIMD8<Float> {
+    var v = SIMD8<Float>()
+    for j in 0..<count { v[j] = p[j] }
+    return v
+}
+
+/// Floats 0..<`count` at `p` in lanes 0..<`count` (`count` in 0...4), zeros in the others, lane by lane.
+@_transparent public func loadFirst(_ count: Int, _ p: UnsafePointer<Float>) -> SIMD4<Float> {
+    var v = SIMD4<Float>()
+    for j in 0..<count { v[j] = p[j] }
+    return v
 }
