@@ -59,27 +59,25 @@ struct Microkernels {
         let avx2Depthwise = DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32DepthwiseRow)
         let avx2MaxPool = MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32MaxPoolRow)
         let avx2Resize = ResizeRow(minimumChannels: 0, run: TasksVisionKernelsAVX2.f32ResizeRow)
+        halfWidthGEMMs = set == .avx512 && features.halvesWideVectors ? avx2 : nil
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsAVX512.f32GEMMNarrow),
                      avx2[1]]
-            halfWidthGEMMs = features.halvesWideVectors ? avx2 : nil
             depthwiseRows = [DepthwiseRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32DepthwiseRow),
                              avx2Depthwise]
             maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
             resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
         case .avx2:
-            halfWidthGEMMs = nil
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
             resizeRows = [avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
         case .neon:
-            halfWidthGEMMs = nil
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsNEON.f32GEMMNarrow)]
@@ -88,7 +86,6 @@ struct Microkernels {
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
             oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
         case .portable:
-            halfWidthGEMMs = nil
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]
