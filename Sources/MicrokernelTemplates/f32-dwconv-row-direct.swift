@@ -15,7 +15,10 @@ import TasksVisionKernels
 // overlaps the one before and writes the same values again); fewer channels than a vector go
 // four by four or channel by channel. `madd(acc, x, w)` is
 // the set's fused multiply-add (one instruction on the FMA sets, exact emulation on the portable
-// one).
+// one). Windows of `depthwiseTwoChainTaps` taps sum in two chains, as XNNPACK's arm64 25-tap kernel
+// (`f32-dwconv-25p8c-minmax-neonfma-acc2`) does: the taps at even places of the window's order from
+// the bias, those at odd places from zero, the two added at the end; the tap table lists the even
+// taps first (`TapTable.split`).
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     loadVec(p)
@@ -101,42 +104,60 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     }
 }
 
+/// A pixel's taps inside the image: `count` entries, the first `split` of them the first chain's.
+private struct TapTable {
+    let count: Int
+    let split: Int
+}
+
+/// Whether a window of `taps` taps sums in two chains on this set.
+@_transparent private func twoChains(_ taps: Int) -> Bool {
+    if let range = depthwiseTwoChainTaps { return range.contains(taps) }
+    return false
+}
+
 /// The taps of output column `ox` inside the image, in chain order: offsets (in floats) from the
-/// pixel's window origin into the input and into the weights. Returns their count.
+/// pixel's window origin into the input and into the weights. With two chains, the taps at even
+/// places of the whole window's order (kx * kH + ky) come first, then the odd ones.
 private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi: Int,
-                      _ inputOffsets: UnsafeMutablePointer<Int>, _ weightOffsets: UnsafeMutablePointer<Int>) -> Int {
+                      _ inputOffsets: UnsafeMutablePointer<Int>, _ weightOffsets: UnsafeMutablePointer<Int>)
+    -> TapTable {
     let win = p.window
     let c = p.pixelStride, rowStep = win.inW &* c
     let ix0 = ox &* win.strideW &- win.padLeft
     let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
-    var n = 0
-    for kx in kxLo..<maxInt(kxLo, kxHi) {
-        for ky in kyLo..<kyHi {
-            inputOffsets[n] = ky &* rowStep &+ kx &* c
-            weightOffsets[n] = (ky &* win.kW &+ kx) &* c
-            n &+= 1
+    let split = twoChains(win.kH &* win.kW)
+    var n = 0, even = 0
+    for parity in 0..<(split ? 2 : 1) {
+        for kx in kxLo..<maxInt(kxLo, kxHi) {
+            for ky in kyLo..<kyHi where !split || (kx &* win.kH &+ ky) & 1 == parity {
+                inputOffsets[n] = ky &* rowStep &+ kx &* c
+                weightOffsets[n] = (ky &* win.kW &+ kx) &* c
+                n &+= 1
+            }
         }
+        if parity == 0 { even = n }
     }
-    return n
+    return TapTable(count: n, split: even)
 }
 
 // The groups: `count` pixels x `nv` vectors of channels, eight accumulators (chains) or fewer. Short groups take
 // more vectors per pixel, so a row's last pixels and its border pixels keep eight chains in flight as well.
 /// `groups` groups of eight pixels in one call (the set-up of a call costs as much as a short group's taps).
-@inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: Int,
+@inline(never) private func pixels8(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: TapTable,
                                     _ io: UnsafePointer<Int>, _ wo: UnsafePointer<Int>) {
     for g in 0..<groups { pixels(p, ox &+ g &* 8, 8, 1, taps, io, wo) }
 }
 /// `groups` groups of four pixels x two vectors in one call.
-@inline(never) private func pixels4x2(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: Int,
+@inline(never) private func pixels4x2(_ p: DepthwiseRowArguments, _ ox: Int, _ groups: Int, _ taps: TapTable,
                                       _ io: UnsafePointer<Int>, _ wo: UnsafePointer<Int>) {
     for g in 0..<groups { pixels(p, ox &+ g &* 4, 4, 2, taps, io, wo) }
 }
-@inline(never) private func pixels4(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+@inline(never) private func pixels4(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: TapTable, _ io: UnsafePointer<Int>,
                                     _ wo: UnsafePointer<Int>, nv: Int) {
     if nv >= 2 { pixels(p, ox, 4, 2, taps, io, wo) } else { pixels(p, ox, 4, 1, taps, io, wo) }
 }
-@inline(never) private func pixels2(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+@inline(never) private func pixels2(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: TapTable, _ io: UnsafePointer<Int>,
                                     _ wo: UnsafePointer<Int>, nv: Int) {
     switch nv {
     case 4...: pixels(p, ox, 2, 4, taps, io, wo)
@@ -144,7 +165,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     default: pixels(p, ox, 2, 1, taps, io, wo)
     }
 }
-@inline(never) private func pixels1(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: Int, _ io: UnsafePointer<Int>,
+@inline(never) private func pixels1(_ p: DepthwiseRowArguments, _ ox: Int, _ taps: TapTable, _ io: UnsafePointer<Int>,
                                     _ wo: UnsafePointer<Int>, nv: Int) {
     switch nv {
     case 8...: pixels(p, ox, 1, 8, taps, io, wo)
@@ -171,7 +192,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 
 /// `count` neighbouring pixels from `ox` that share the tap table, `nv` vectors of channels at a time (constants,
 /// `count * nv` at most 8): accumulator k is pixel k / nv, vector k % nv.
-@_transparent private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ nv: Int, _ taps: Int,
+@_transparent private func pixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ nv: Int, _ taps: TapTable,
                                   _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
     let win = p.window
     let V = Vec.scalarCount, c = win.channels, step = win.strideW &* p.pixelStride, ops = p.outputPixelStride
@@ -194,23 +215,38 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
         @_transparent func first(_ k: Int) -> Vec { pick(k % nv, b0, b1, b2, b3, b4, b5, b6, b7) }
         var a0 = first(0), a1 = first(1), a2 = first(2), a3 = first(3)
         var a4 = first(4), a5 = first(5), a6 = first(6), a7 = first(7)
-        var t = 0
-        while t < taps {
-            let o = inputOffsets[t]
-            let wt = wb + weightOffsets[t]
-            let w0 = load(wt), w1 = nv > 1 ? load(wt + V) : w0, w2 = nv > 2 ? load(wt + 2 &* V) : w0
-            let w3 = nv > 3 ? load(wt + 3 &* V) : w0, w4 = nv > 4 ? load(wt + 4 &* V) : w0
-            let w5 = nv > 5 ? load(wt + 5 &* V) : w0, w6 = nv > 6 ? load(wt + 6 &* V) : w0
-            let w7 = nv > 7 ? load(wt + 7 &* V) : w0
-            @_transparent func w(_ k: Int) -> Vec { pick(k % nv, w0, w1, w2, w3, w4, w5, w6, w7) }
-            a0 = madd(a0, load(s0 + o), w(0))
-            if n > 1 { a1 = madd(a1, load(s1 + o), w(1)) }
-            if n > 2 { a2 = madd(a2, load(s2 + o), w(2)); a3 = madd(a3, load(s3 + o), w(3)) }
-            if n > 4 {
-                a4 = madd(a4, load(s4 + o), w(4)); a5 = madd(a5, load(s5 + o), w(5))
-                a6 = madd(a6, load(s6 + o), w(6)); a7 = madd(a7, load(s7 + o), w(7))
+        // Taps `from..<to` of the table into the accumulators, one fused multiply-add chain each.
+        @_transparent func chain(_ from: Int, _ to: Int, _ a0: inout Vec, _ a1: inout Vec, _ a2: inout Vec,
+                                 _ a3: inout Vec, _ a4: inout Vec, _ a5: inout Vec, _ a6: inout Vec,
+                                 _ a7: inout Vec) {
+            var t = from
+            while t < to {
+                let o = inputOffsets[t]
+                let wt = wb + weightOffsets[t]
+                let w0 = load(wt), w1 = nv > 1 ? load(wt + V) : w0, w2 = nv > 2 ? load(wt + 2 &* V) : w0
+                let w3 = nv > 3 ? load(wt + 3 &* V) : w0, w4 = nv > 4 ? load(wt + 4 &* V) : w0
+                let w5 = nv > 5 ? load(wt + 5 &* V) : w0, w6 = nv > 6 ? load(wt + 6 &* V) : w0
+                let w7 = nv > 7 ? load(wt + 7 &* V) : w0
+                @_transparent func w(_ k: Int) -> Vec { pick(k % nv, w0, w1, w2, w3, w4, w5, w6, w7) }
+                a0 = madd(a0, load(s0 + o), w(0))
+                if n > 1 { a1 = madd(a1, load(s1 + o), w(1)) }
+                if n > 2 { a2 = madd(a2, load(s2 + o), w(2)); a3 = madd(a3, load(s3 + o), w(3)) }
+                if n > 4 {
+                    a4 = madd(a4, load(s4 + o), w(4)); a5 = madd(a5, load(s5 + o), w(5))
+                    a6 = madd(a6, load(s6 + o), w(6)); a7 = madd(a7, load(s7 + o), w(7))
+                }
+                t &+= 1
             }
-            t &+= 1
+        }
+        chain(0, taps.split, &a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7)
+        if depthwiseTwoChainTaps != nil && taps.split < taps.count {
+            // The second chain, from zero, added to the first as XNNPACK's acc2 kernels add theirs.
+            var z0 = Vec(), z1 = Vec(), z2 = Vec(), z3 = Vec(), z4 = Vec(), z5 = Vec(), z6 = Vec(), z7 = Vec()
+            chain(taps.split, taps.count, &z0, &z1, &z2, &z3, &z4, &z5, &z6, &z7)
+            a0 = a0 + z0
+            if n > 1 { a1 = a1 + z1 }
+            if n > 2 { a2 = a2 + z2; a3 = a3 + z3 }
+            if n > 4 { a4 = a4 + z4; a5 = a5 + z5; a6 = a6 + z6; a7 = a7 + z7 }
         }
         @_transparent func put(_ a: Vec, _ k: Int) {
             let v = (k % nv) &* V
@@ -226,7 +262,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
 
 /// `count` (1 or 4) neighbouring output pixels of 4 to `Vec.scalarCount` - 1 channels that share
 /// a tap table, in blocks of four channels (the last ending at the last channel).
-@inline(never) private func narrowPixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: Int,
+@inline(never) private func narrowPixels(_ p: DepthwiseRowArguments, _ ox: Int, _ count: Int, _ taps: TapTable,
                                          _ inputOffsets: UnsafePointer<Int>, _ weightOffsets: UnsafePointer<Int>) {
     let win = p.window
     let c = win.channels, step = win.strideW &* p.pixelStride, ops = p.outputPixelStride
@@ -238,12 +274,22 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
         let b = p.bias.map { load4($0 + cb) } ?? SIMD4<Float>()
         var a0 = b, a1 = b, a2 = b, a3 = b
         let q0 = origin + cb, q1 = q0 + step, q2 = q1 + step, q3 = q2 + step
-        for t in 0..<taps {
-            let o = inputOffsets[t], w = load4(p.weights + (weightOffsets[t] &+ cb))
-            a0 = madd4(a0, load4(q0 + o), w)
-            if count > 1 {
-                a1 = madd4(a1, load4(q1 + o), w); a2 = madd4(a2, load4(q2 + o), w); a3 = madd4(a3, load4(q3 + o), w)
+        @_transparent func chain(_ taps: Range<Int>, _ a0: inout SIMD4<Float>, _ a1: inout SIMD4<Float>,
+                                 _ a2: inout SIMD4<Float>, _ a3: inout SIMD4<Float>) {
+            for t in taps {
+                let o = inputOffsets[t], w = load4(p.weights + (weightOffsets[t] &+ cb))
+                a0 = madd4(a0, load4(q0 + o), w)
+                if count > 1 {
+                    a1 = madd4(a1, load4(q1 + o), w); a2 = madd4(a2, load4(q2 + o), w)
+                    a3 = madd4(a3, load4(q3 + o), w)
+                }
             }
+        }
+        chain(0..<taps.split, &a0, &a1, &a2, &a3)
+        if taps.split < taps.count {
+            var z0 = SIMD4<Float>(), z1 = z0, z2 = z0, z3 = z0
+            chain(taps.split..<taps.count, &z0, &z1, &z2, &z3)
+            a0 = a0 + z0; a1 = a1 + z1; a2 = a2 + z2; a3 = a3 + z3
         }
         store4(finish4(a0, p, cb), out + cb)
         if count > 1 {
@@ -275,29 +321,36 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     let out = p.output + ox &* p.outputPixelStride
     let origin = win.input + (win.iy0 &* win.inW &+ ix0) &* cs
     let rowStep = win.inW &* cs
+    // With two chains, the taps at odd places of the window's order go to the second.
+    let split = twoChains(win.kH &* win.kW)
+    @_transparent func second(_ kx: Int, _ ky: Int) -> Bool { split && (kx &* win.kH &+ ky) & 1 == 1 }
     if c >= V {
         var ch = 0
         while ch < c {
             let cb = ch &+ V <= c ? ch : c &- V
-            var acc = p.bias.map { load($0 + cb) } ?? Vec()
+            var acc = p.bias.map { load($0 + cb) } ?? Vec(), acc2 = Vec()
             for kx in kxLo..<maxInt(kxLo, kxHi) {
                 for ky in kyLo..<maxInt(kyLo, kyHi) {
                     let w = load(p.weights + ((ky &* win.kW &+ kx) &* cs &+ cb))
-                    acc = madd(acc, load(origin + (ky &* rowStep &+ kx &* cs &+ cb)), w)
+                    let x = load(origin + (ky &* rowStep &+ kx &* cs &+ cb))
+                    if second(kx, ky) { acc2 = madd(acc2, x, w) } else { acc = madd(acc, x, w) }
                 }
             }
+            if split { acc = acc + acc2 }
             store(finish(acc, p, cb), out + cb)
             ch &+= V
         }
         return
     }
     for ch in 0..<c {
-        var acc = p.bias?[ch] ?? 0
+        var acc = p.bias?[ch] ?? 0, acc2: Float = 0
         for kx in kxLo..<maxInt(kxLo, kxHi) {
             for ky in kyLo..<maxInt(kyLo, kyHi) {
-                acc = madd(acc, origin[ky &* rowStep &+ kx &* cs &+ ch], p.weights[(ky &* win.kW &+ kx) &* cs &+ ch])
+                let x = origin[ky &* rowStep &+ kx &* cs &+ ch], w = p.weights[(ky &* win.kW &+ kx) &* cs &+ ch]
+                if second(kx, ky) { acc2 = madd(acc2, x, w) } else { acc = madd(acc, x, w) }
             }
         }
+        if split { acc = acc + acc2 }
         if p.lo > -.infinity || p.hi < .infinity {
             let x = p.lo > acc ? p.lo : acc
             acc = p.hi < x ? p.hi : x

@@ -48,6 +48,9 @@ struct Microkernels {
     let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
+    /// The depthwise windows (in taps) this set sums in two chains, even places of the window's order from the bias
+    /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
+    let depthwiseTwoChainTaps: ClosedRange<Int>?
 
     /// `features` choose `elementwise` only, as XNNPACK's config does; the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
@@ -71,12 +74,14 @@ struct Microkernels {
             maxPoolRows = [MaxPoolRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32MaxPoolRow), avx2MaxPool]
             resizeRows = [ResizeRow(minimumChannels: 16, run: TasksVisionKernelsAVX512.f32ResizeRow), avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
+            depthwiseTwoChainTaps = TasksVisionKernelsAVX512.depthwiseTwoChainTaps
         case .avx2:
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
             resizeRows = [avx2Resize]
             oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
+            depthwiseTwoChainTaps = TasksVisionKernelsAVX2.depthwiseTwoChainTaps
         case .neon:
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
@@ -85,12 +90,14 @@ struct Microkernels {
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32MaxPoolRow)]
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsNEON.f32ResizeRow)]
             oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
+            depthwiseTwoChainTaps = TasksVisionKernelsNEON.depthwiseTwoChainTaps
         case .portable:
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]
             resizeRows = [ResizeRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32ResizeRow)]
             oneChannelConvRow = nil
+            depthwiseTwoChainTaps = TasksVisionKernelsPortable.depthwiseTwoChainTaps
         }
     }
 

@@ -30,3 +30,6 @@ let depthwiseInteriorPixels = 8
 /// its x86 configurations use on every CPU).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { a + d * t }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a + d * t }
+
+/// The depthwise windows, in taps, that sum in two chains (see the dwconv template): none, as XNNPACK's x86 kernels.
+public let depthwiseTwoChainTaps: ClosedRange<Int>? = nil

@@ -28,3 +28,7 @@ let depthwiseInteriorPixels = 8
 /// `a + d * t` rounded once, as XNNPACK's neonfma ibilinear kernel (`vfmaq_f32`).
 @_transparent func lerp(_ a: Vec, _ d: Vec, _ t: Vec) -> Vec { fusedMultiplyAdd(d, t, a) }
 @_transparent func lerp(_ a: Float, _ d: Float, _ t: Float) -> Float { a.addingProduct(d, t) }
+
+/// The depthwise windows, in taps, that sum in two chains (see the dwconv template): those XNNPACK's arm64 config
+/// gives its 25-tap kernel, `f32-dwconv-25p8c-minmax-neonfma-acc2` (more than 9 taps, at most 25).
+public let depthwiseTwoChainTaps: ClosedRange<Int>? = 10...25

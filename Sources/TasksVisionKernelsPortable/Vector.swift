@@ -24,3 +24,6 @@ typealias VecFloats = (Float, Float, Float, Float, Float, Float, Float, Float)
 
 /// Interior pixels per depthwise group: 8 pixels x 1 vector.
 let depthwiseInteriorPixels = 8
+
+/// The depthwise windows, in taps, that sum in two chains (see the dwconv template): none, as XNNPACK's x86 kernels.
+public let depthwiseTwoChainTaps: ClosedRange<Int>? = nil

@@ -310,12 +310,17 @@ final class MicrokernelTests: KernelTestCase {
             C(h: 10, w: 11, cin: 70, cout: 70, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 5, w: 14, cin: 20, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
         ]
-        for set in fmaSets {
+        // The arm64 set's kernels are plain Swift vectors, which run on any processor (on baseline x86-64, each fused
+        // multiply-add a call to fmaf), so every machine checks their order, two chains included.
+        for set in fmaSets + (fmaSets.contains(.neon) ? [] : [.neon]) {
             for (index, c) in cases.enumerated() {
                 let input = random(c.h * c.w * c.cin), weights = random(c.k * c.k * c.cin, -1, 1), bias = random(c.cin)
                 let alpha: [Float]? = index % 3 == 1 ? random(c.cin, 0, 0.5) : nil
                 let (lo, hi) = Epilogue(activation: c.act).bounds
-                let sums = depthwiseSums(c, input: input, weights: weights, bias: bias), oh = sums.oh, ow = sums.ow
+                // XNNPACK's arm64 config gives windows of 10 to 25 taps its 25-tap kernel, which sums in two chains.
+                let twoChains = set == .neon && (10...25).contains(c.k * c.k)
+                let sums = depthwiseSums(c, input: input, weights: weights, bias: bias, twoChains: twoChains),
+                    oh = sums.oh, ow = sums.ow
                 func finish(_ v: Float, _ at: Int) -> Float {
                     var v = min(max(v, lo), hi)
                     if let alpha, v < 0 { v *= alpha[at % c.cin] }
@@ -346,6 +351,38 @@ final class MicrokernelTests: KernelTestCase {
                 if ref.count > 50 {
                     XCTAssertGreaterThan(zip(plain, ref).filter { $0.0 != $0.1 }.count, 0, "\(c): the check has teeth")
                 }
+                if twoChains && ref.count > 50 {
+                    let one = depthwiseSums(c, input: input, weights: weights, bias: bias).chain
+                        .enumerated().map { finish($1, $0) }
+                    XCTAssertGreaterThan(zip(one, ref).filter { $0.0 != $0.1 }.count, 0,
+                                         "\(c): one chain and two differ")
+                }
+            }
+        }
+    }
+
+    /// Depth multipliers take the layer's general path, which sums in the set's chains as well.
+    func testDepthwiseWithAMultiplierSumsInTheSetsChains() {
+        let c = KernelTests.ConvCase(h: 9, w: 11, cin: 5, cout: 10, k: 5, stride: 1, padTop: 2, padLeft: 2,
+                                     padBottom: 2, padRight: 2)
+        let input = random(c.h * c.w * c.cin), weights = random(25 * 10, -1, 1), bias = random(10)
+        for set in fmaSets + (fmaSets.contains(.neon) ? [] : [.neon]) {
+            let twoChains = set == .neon
+            let ref = depthwiseSums(c, multiplier: 2, input: input, weights: weights, bias: bias,
+                                    twoChains: twoChains).chain
+            let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.count)
+            let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: c.h, outW: c.w, outC: 10, kH: 5, kW: 5,
+                                 strideH: 1, strideW: 1, padTop: 2, padLeft: 2)
+            let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 2, input: inB.pointer, output: outB.pointer,
+                                             weights: wB.pointer, epilogue: Epilogue(bias: bB.pointer),
+                                             kernels: Microkernels(set))
+            XCTAssertNil(layer.rowKernel, "\(set): a multiplier takes the general path")
+            layer.run(context)
+            XCTAssertEqual(zip(outB.values, ref).filter { $0.0.bitPattern != $0.1.bitPattern }.count, 0,
+                           "\(set) depthwise with multiplier 2: outputs that differ from XNNPACK's chains")
+            if twoChains {
+                let one = depthwiseSums(c, multiplier: 2, input: input, weights: weights, bias: bias).chain
+                XCTAssertGreaterThan(zip(one, ref).filter { $0.0 != $0.1 }.count, 0, "one chain and two differ")
             }
         }
     }

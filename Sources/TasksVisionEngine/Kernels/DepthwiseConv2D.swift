@@ -4,7 +4,8 @@ import TasksVisionKernels
 
 /// DEPTHWISE_CONV_2D, summed as XNNPACK's kernels sum it: from the bias, column by column
 /// (kx outer, ky inner), each tap one fused multiply-add, so the output is MediaPipe's bit for
-/// bit. Three ways there, chosen at load:
+/// bit (on arm64, windows of 10 to 25 taps in two chains, as XNNPACK's arm64 25-tap kernel:
+/// `Microkernels.depthwiseTwoChainTaps`). Three ways there, chosen at load:
 ///
 /// - the kernel set's row microkernel (`rowKernel`, from `Microkernels`: FMA instructions on the
 ///   FMA sets, exact emulation on the portable one), for one output channel per input channel
@@ -38,6 +39,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let planes: PlaneGeometry?
     /// The kernel set's row microkernel, when it can run this layer.
     let rowKernel: ((DepthwiseRowArguments) -> Void)?
+    /// The windows the set sums in two chains (`Microkernels.depthwiseTwoChainTaps`), for `rowWithMultiplier`.
+    let twoChainTaps: ClosedRange<Int>?
 
     /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests).
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
@@ -50,6 +53,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         planes = planar && !kernels.set.fusesMultiplyAdd ? PlaneGeometry(geometry, multiplier: multiplier) : nil
         rowKernel = planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1
             ? kernels.depthwiseRow(channels: geometry.inC) : nil
+        twoChainTaps = kernels.depthwiseTwoChainTaps
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
         if rowKernel != nil && geometry.outH * geometry.outW <= 32 * 32
             && (geometry.padTop > 0 || geometry.padLeft > 0
@@ -140,7 +144,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         if let cached = paddedLayerCache, cached.input == dst { return cached }
         let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output,
                                          outputPixelStride: outputPixelStride,
-                                         weights: weights, epilogue: epilogue, padded: nil, rowKernel: rowKernel)
+                                         weights: weights, epilogue: epilogue, padded: nil, rowKernel: rowKernel,
+                                         twoChainTaps: twoChainTaps)
         paddedLayerCache = layer
         return layer
     }
@@ -155,7 +160,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         if let cached = outputLayerCache, cached.output == output { return cached }
         let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output,
                                          outputPixelStride: pixelStride,
-                                         weights: weights, epilogue: epilogue, padded: padded, rowKernel: rowKernel)
+                                         weights: weights, epilogue: epilogue, padded: padded, rowKernel: rowKernel,
+                                         twoChainTaps: twoChainTaps)
         outputLayerCache = layer
         return layer
     }
@@ -164,9 +170,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
                  output: UnsafeMutablePointer<Float>,
                  outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?,
-                 rowKernel: ((DepthwiseRowArguments) -> Void)?) {
+                 rowKernel: ((DepthwiseRowArguments) -> Void)?, twoChainTaps: ClosedRange<Int>?) {
         g = geometry
         self.rowKernel = rowKernel
+        self.twoChainTaps = twoChainTaps
         self.multiplier = multiplier
         self.input = input
         self.output = output
@@ -351,24 +358,30 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     }
 
     /// The general path (any depth multiplier and dilation): output channel `o` reads input
-    /// channel `o / multiplier`, each tap `fusedMultiplyAdd`.
+    /// channel `o / multiplier`, each tap `fusedMultiplyAdd` (in two chains where the set sums so).
     func rowWithMultiplier(_ item: Int) {
         let n = item / g.outH, oy = item % g.outH
+        let split = twoChainTaps?.contains(g.kH * g.kW) ?? false
         for ox in 0..<g.outW {
             let out = output + ((n * g.outH + oy) * g.outW + ox) * g.outC
             for o in 0..<g.outC {
-                var acc = epilogue.bias?[o] ?? 0
+                var acc = epilogue.bias?[o] ?? 0, acc2: Float = 0
                 for kx in 0..<g.kW {
                     let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
                     if ix < 0 || ix >= g.inW { continue }
                     for ky in 0..<g.kH {
                         let iy = oy * g.strideH - g.padTop + ky * g.dilationH
                         if iy < 0 || iy >= g.inH { continue }
-                        acc = fusedMultiplyAdd(input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier],
-                                               weights[(ky * g.kW + kx) * g.outC + o], acc)
+                        let x = input[((n * g.inH + iy) * g.inW + ix) * g.inC + o / multiplier],
+                            w = weights[(ky * g.kW + kx) * g.outC + o]
+                        if split && (kx * g.kH + ky) % 2 == 1 {
+                            acc2 = fusedMultiplyAdd(x, w, acc2)
+                        } else {
+                            acc = fusedMultiplyAdd(x, w, acc)
+                        }
                     }
                 }
-                out[o] = acc
+                out[o] = split ? acc + acc2 : acc
             }
             Epilogue(bias: nil, activation: epilogue.activation,
                      alpha: epilogue.alpha).apply(out, rows: 1, channels: g.outC, stride: g.outC)
