@@ -102,9 +102,26 @@ final class MicrokernelTests: KernelTestCase {
         }
     }
 
-    /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`).
+    /// Whether a 1x1 convolution or fully connected layer of `columns` columns sums in lane chains on arm64 (TFLite's
+    /// arm64 build gives it its two-column kernel, measured with tools/arm64_check.sh): columns neither a multiple of
+    /// 8 nor one short of one.
+    static func takesLaneChains(columns: Int) -> Bool { columns % 8 != 0 && columns % 8 != 7 }
+
+    /// That kernel's sum: whole blocks of four products in four lane chains by k mod 4, lane 0 from the bias, added
+    /// as (l0 + l1) + (l2 + l3); the last k mod 4 products chained onto that.
+    static func laneChains(_ x: ArraySlice<Float>, _ w: ArraySlice<Float>, bias: Float) -> Float {
+        var lanes: [Float] = [bias, 0, 0, 0]
+        let xs = Array(x), ws = Array(w), whole = xs.count / 4 * 4
+        for i in 0..<whole { lanes[i % 4] = lanes[i % 4].addingProduct(xs[i], ws[i]) }
+        var s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        for i in whole..<xs.count { s = s.addingProduct(xs[i], ws[i]) }
+        return s
+    }
+
+    /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`); `lanes`: a 1x1
+    /// convolution summed as `laneChains`.
     func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
-                   alpha: [Float]?) -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
+                   alpha: [Float]?, lanes: Bool = false) -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
         let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
             ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
         var chain = [Float](repeating: 0, count: oh * ow * c.cout), plain = chain
@@ -121,6 +138,10 @@ final class MicrokernelTests: KernelTestCase {
                 }
             } }
             let at = (oy * ow + ox) * c.cout + o
+            if lanes {
+                let pixel = (oy * c.w + ox) * c.cin
+                acc = Self.laneChains(input[pixel..<pixel + c.cin], weights[o * c.cin..<(o + 1) * c.cin], bias: bias[o])
+            }
             func finish(_ v: Float) -> Float {
                 var v = v
                 if let residual { v += residual[at] }
@@ -161,6 +182,9 @@ final class MicrokernelTests: KernelTestCase {
                act: .relu6), false, true),
             (C(h: 5, w: 6, cin: 7, cout: 40, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), true,
              true),
+            // 23 columns: one short of a multiple of 8, one chain on arm64 too.
+            (C(h: 6, w: 7, cin: 21, cout: 23, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0), false,
+             false),
             // Split over threads in row items finer than the 96-row tiles.
             (C(h: 24, w: 24, cin: 32, cout: 64, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
                act: .relu), true, false),
@@ -211,8 +235,8 @@ final class MicrokernelTests: KernelTestCase {
         XCTAssertFalse(fmaSets.isEmpty && CPUFeatures.current.hasAVX2FMA, "an FMA CPU runs an FMA set")
         // On AVX-512, both the CPU-neutral tile choice and that of a CPU which halves 512-bit instructions (Zen 4: the
         // AVX2 tiles for some column counts), whatever the CPU running the test. The NEON kernels on every machine
-        // (plain Swift vectors): one chain is XNNPACK's arm64 sum where the columns are a multiple of 8; for other
-        // column counts TFLite's arm64 build sums four chains (k mod 4), which the NEON set does not reproduce yet.
+        // (plain Swift vectors): one chain, as XNNPACK on arm64, but for the 1x1 convolutions that sum in lane chains
+        // there (`takesLaneChains`).
         let variants = fmaSets.flatMap { set -> [(KernelSet, Microkernels)] in
             guard set == .avx512 else { return [(set, Microkernels(set))] }
             let flags = CPUFeatures.current.flags
@@ -228,7 +252,10 @@ final class MicrokernelTests: KernelTestCase {
                     ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
                 let residual = withResidual ? random(oh * ow * c.cout) : nil,
                     alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
-                let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha)
+                // The arm64 set's 1x1 convolutions of columns not a multiple of 8: XNNPACK arm64's lane chains.
+                let lanes = set == .neon && c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom
+                    + c.padRight == 0 && Self.takesLaneChains(columns: c.cout)
+                let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
                 let rB = residual.map { Buffer($0) }, aB = alpha.map { Buffer($0) }
                 let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout,
@@ -255,8 +282,14 @@ final class MicrokernelTests: KernelTestCase {
                     XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0,
                                          "\(c): the check has teeth")
                 }
+                if lanes && c.cin >= 8 && ref.chain.count > 50 {
+                    let one = reference(c, input, weights, bias, residual: residual, alpha: alpha).chain
+                    XCTAssertGreaterThan(zip(one, ref.chain).filter { $0.0 != $0.1 }.count, 0,
+                                         "\(c): one chain and lane chains differ")
+                }
             }
-            XCTAssertEqual(oneChannelCases, 3, "\(set): cases on the one-channel row kernel")
+            // On arm64 the 1x1 one-channel case takes the lane-chain GEMM.
+            XCTAssertEqual(oneChannelCases, set == .neon ? 2 : 3, "\(set): cases on the one-channel row kernel")
         }
     }
 
@@ -269,6 +302,10 @@ final class MicrokernelTests: KernelTestCase {
                 for r in 0..<rows { for u in 0..<units {
                     var acc = b[u]
                     for i in 0..<inputs { acc = acc.addingProduct(x[r * inputs + i], w[u * inputs + i]) }
+                    if set == .neon && Self.takesLaneChains(columns: units) {
+                        acc = Self.laneChains(x[r * inputs..<(r + 1) * inputs], w[u * inputs..<(u + 1) * inputs],
+                                              bias: b[u])
+                    }
                     ref[r * units + u] = min(max(acc, 0), 6)
                 } }
                 let xB = Buffer(x), wB = Buffer(w), bB = Buffer(b), outB = Buffer(zeros: ref.count)

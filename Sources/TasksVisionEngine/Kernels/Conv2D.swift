@@ -129,7 +129,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             if !pointwise { rows = max(64, min(rows, (256 * 1024) / max(depth, 1))) }
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
-        if let row = kernels.oneChannelConvRow, Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels) {
+        if let row = kernels.oneChannelConvRow, Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels),
+           !(pointwise && kernels.plainGEMM(columns: g.outC) != nil) {
             let filter = allocateAlignedFloats(k + 1)
             filter[0] = epilogue.bias?[0] ?? 0
             (filter + 1).update(from: weights, count: k)
@@ -147,7 +148,8 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 : max(Self.packedTileRows, min(4 * g.outW, (256 * 1024) / max(k + g.outC, 1)))
             tileRows = pixels <= packedRows * 3 / 2 ? pixels : packedRows
             gemm = nil
-            packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels)
+            packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
+                                plain: pointwise)
             afterGEMM = Epilogue()
             return
         }

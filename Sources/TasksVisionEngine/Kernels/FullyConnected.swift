@@ -26,7 +26,8 @@ final class FullyConnectedLayer: Layer {
         self.inputs = inputs
         self.units = units
         if !kernels.gemms.isEmpty {
-            packed = PackedGEMM(weights: weights, k: inputs, columns: units, epilogue: epilogue, kernels: kernels)
+            packed = PackedGEMM(weights: weights, k: inputs, columns: units, epilogue: epilogue, kernels: kernels,
+                                plain: true)
             gemm = nil
             afterGEMM = Epilogue()
         } else {

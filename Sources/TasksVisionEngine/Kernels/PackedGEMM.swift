@@ -8,8 +8,9 @@ import TasksVisionKernels
 /// A convolution's or fully connected layer's product on an FMA kernel set: the weights packed
 /// once at load with the bias first (`PackedWeights`), the set's GEMM microkernel, and the
 /// epilogue (residual, clamp, PReLU) applied while each tile is in registers. Each output is one
-/// fused multiply-add chain from the bias in k order, XNNPACK's sum, so any split of the rows
-/// (tiles, threads, interleaving) or of the columns gives the same bits on every CPU.
+/// fused multiply-add chain from the bias in k order, XNNPACK's sum (on arm64, some 1x1 and fully
+/// connected layers sum in lane chains instead, as XNNPACK there: `Microkernels.plainGEMM`), so any
+/// split of the rows (tiles, threads, interleaving) or of the columns gives the same bits on every CPU.
 final class PackedGEMM {
     /// The columns in whole tiles of the chosen GEMM, and its kernel.
     let weights: PackedWeights
@@ -23,8 +24,20 @@ final class PackedGEMM {
     let wideColumns: Int
     let epilogue: Epilogue
 
-    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them.
-    init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels) {
+    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `plain`: a 1x1 convolution or a fully
+    /// connected layer (rows of A read straight), which on arm64 may take the set's lane-chain GEMM.
+    init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels,
+         plain: Bool = false) {
+        self.k = k
+        self.columns = columns
+        self.epilogue = epilogue
+        if plain, let lanes = kernels.plainGEMM(columns: columns) {
+            wideColumns = columns
+            tail = nil
+            self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: lanes.nr)
+            kernel = lanes.run
+            return
+        }
         let table = kernels.gemms(columns: columns)
         guard let gemm = Microkernels.gemm(columns: columns, in: table) else {
             preconditionFailure("PackedGEMM needs an FMA kernel set")
@@ -42,9 +55,6 @@ final class PackedGEMM {
         }
         self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: wideColumns, k: k, nr: gemm.nr)
         kernel = gemm.run
-        self.k = k
-        self.columns = columns
-        self.epilogue = epilogue
     }
 
     /// `out[r, :]` for `rows` rows of `a` (k floats each, `lda` apart), written `ldc` apart;
