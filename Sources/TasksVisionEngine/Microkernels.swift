@@ -51,6 +51,9 @@ struct Microkernels {
     /// On the arm64 set, the GEMM of the 1x1 convolutions and fully connected layers that XNNPACK's arm64 build gives
     /// its two-column kernel, which sums in four lane chains (see its file); nil elsewhere (`plainGEMM(columns:)`).
     let laneChainGEMM: GEMM?
+    /// On the arm64 set, on a core whose XNNPACK one-row GEMM sums in two chains (`CPUFeatures.oneRowGEMMSumsInPairs`),
+    /// that GEMM, for the 1x1 convolutions and fully connected layers of one row (`plainGEMM(columns:rows:)`).
+    let oneRowPairsGEMM: GEMM?
     /// The depthwise windows (in taps) this set sums in two chains, even places of the window's order from the bias
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
     let depthwiseTwoChainTaps: ClosedRange<Int>?
@@ -68,6 +71,9 @@ struct Microkernels {
         halfWidthGEMMs = set == .avx512 && features.halvesWideVectors ? avx2 : nil
         laneChainGEMM = set == .neon
             ? GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMLanes4) : nil
+        oneRowPairsGEMM = set == .neon && features.oneRowGEMMSumsInPairs
+            ? GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMOneRowPairs)
+            : nil
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
@@ -106,12 +112,14 @@ struct Microkernels {
         }
     }
 
-    /// The lane-chain GEMM where a 1x1 convolution or fully connected layer of `columns` columns takes it: where tiles
-    /// of 2 columns pad less than tiles of 8 (columns not a multiple of 8, nor one short of one), as TFLite's arm64
-    /// build chooses its two-column kernel (measured: 1, 2, 4, 6, 9, 10, 12, 28, 36, 38, 42, 108 columns take it;
-    /// 39 and 63 do not).
-    func plainGEMM(columns: Int) -> GEMM? {
-        (columns + 1) / 2 * 2 < (columns + 7) / 8 * 8 ? laneChainGEMM : nil
+    /// The arm64 GEMM a 1x1 convolution or fully connected layer of `columns` columns and `rows` rows takes instead of
+    /// the set's tiles, if any: the lane-chain GEMM where tiles of 2 columns pad less than tiles of 8 (columns not a
+    /// multiple of 8, nor one short of one), as TFLite's arm64 build chooses its two-column kernel (measured: 1, 2,
+    /// 4, 6, 9, 10, 12, 28, 36, 38, 42, 108 columns take it; 39 and 63 do not); else, for one row, the two-chain
+    /// one-row GEMM on the cores that sum so.
+    func plainGEMM(columns: Int, rows: Int) -> GEMM? {
+        if (columns + 1) / 2 * 2 < (columns + 7) / 8 * 8, let laneChainGEMM { return laneChainGEMM }
+        return rows == 1 ? oneRowPairsGEMM : nil
     }
 
     /// The GEMM of a product of `columns` columns, from the table `gemms(columns:)` gives it.

@@ -13,12 +13,27 @@ public struct CPUFeatures: Sendable, Equatable {
     public let vendor: String
     /// `cpu family` of x86 processors (25 for AMD Zen 3 and Zen 4, 6 for Intel's cores); 0 elsewhere.
     public let family: Int
+    /// `CPU implementer` and `CPU part` of an arm64 Linux processor's first core (0x41 and 0xd0c: Arm Neoverse N1);
+    /// 0 elsewhere.
+    public let armImplementer: Int
+    public let armPart: Int
 
-    public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0) {
+    public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0,
+                armImplementer: Int = 0, armPart: Int = 0) {
         self.flags = flags
         self.modelName = modelName
         self.vendor = vendor
         self.family = family
+        self.armImplementer = armImplementer
+        self.armPart = armPart
+    }
+
+    /// Whether XNNPACK's arm64 Linux build gives this core its one-row GEMM of two chains (even and odd k), by its
+    /// `gemm-config.c`: Arm's Cortex-A35, A53, A55, A57, A72, A73, A75, A76, A77 and Neoverse N1 (its `1x8` kernels
+    /// for the Cortex-A53 and A75). Its default cores (Neoverse V1, V2, N2, Cortex-X1 and later) keep one chain.
+    public var oneRowGEMMSumsInPairs: Bool {
+        armImplementer == 0x41
+            && [0xd03, 0xd04, 0xd05, 0xd07, 0xd08, 0xd09, 0xd0a, 0xd0b, 0xd0c, 0xd0d].contains(armPart)
     }
 
     /// The features of the processor this runs on, probed once.
@@ -62,7 +77,7 @@ public struct CPUFeatures: Sendable, Equatable {
     /// Features from the text of `/proc/cpuinfo` (the first processor's `flags` on x86,
     /// `Features` on arm64).
     public static func parse(cpuinfo: String) -> CPUFeatures {
-        var flags = Set<String>(), model = "", vendor = "", family: Int?
+        var flags = Set<String>(), model = "", vendor = "", family: Int?, implementer: Int?, part: Int?
         for line in cpuinfo.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingCharacters(in: .whitespaces)
@@ -75,9 +90,20 @@ public struct CPUFeatures: Sendable, Equatable {
                 vendor = value.trimmingCharacters(in: .whitespaces)
             } else if family == nil && key == "cpu family" {
                 family = Int(value.trimmingCharacters(in: .whitespaces))
+            } else if implementer == nil && key == "CPU implementer" {
+                implementer = hexadecimal(value)
+            } else if part == nil && key == "CPU part" {
+                part = hexadecimal(value)
             }
         }
-        return CPUFeatures(flags: flags.union(baselineFlags), modelName: model, vendor: vendor, family: family ?? 0)
+        return CPUFeatures(flags: flags.union(baselineFlags), modelName: model, vendor: vendor, family: family ?? 0,
+                           armImplementer: implementer ?? 0, armPart: part ?? 0)
+    }
+
+    /// `0x41` (as /proc/cpuinfo writes its arm64 fields) as a number; nil if it is not one.
+    static func hexadecimal(_ text: Substring) -> Int? {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        return t.hasPrefix("0x") ? Int(t.dropFirst(2), radix: 16) : nil
     }
 
     #if canImport(Darwin)

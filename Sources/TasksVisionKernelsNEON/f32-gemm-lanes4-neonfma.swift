@@ -35,13 +35,7 @@ public func f32GEMMLanes4(_ p: GEMMArguments) {
                 s = s.addingProduct(a[i], w[i])
                 i &+= 1
             }
-            if let residual = p.residual, j < p.residualChannels { s += residual[r &* p.residualStride &+ j] }
-            if clamps {
-                let y = p.lo > s ? p.lo : s
-                s = p.hi < y ? p.hi : y
-            }
-            if let alpha = p.alpha, s < 0 { s *= alpha[j] }
-            c[j] = s
+            c[j] = scalarEpilogue(s, p, row: r, column: j, clamps: clamps)
         }
     }
 }

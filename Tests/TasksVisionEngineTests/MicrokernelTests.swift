@@ -38,6 +38,14 @@ final class MicrokernelTests: KernelTestCase {
         XCTAssertEqual(f.vendor, "AuthenticAMD")
         XCTAssertEqual(f.family, 25)
         XCTAssertTrue(f.hasAVX2FMA)
+        let n1 = "processor\t: 0\nFeatures\t: fp asimd evtstrm\nCPU implementer\t: 0x41\nCPU architecture: 8\n"
+                 + "CPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n"
+        let arm = CPUFeatures.parse(cpuinfo: n1)
+        XCTAssertEqual(arm.armImplementer, 0x41)
+        XCTAssertEqual(arm.armPart, 0xd0c)
+        XCTAssertTrue(arm.oneRowGEMMSumsInPairs, "Neoverse N1")
+        XCTAssertFalse(CPUFeatures.parse(cpuinfo: n1.replacingOccurrences(of: "0xd0c", with: "0xd40"))
+                        .oneRowGEMMSumsInPairs, "Neoverse V1")
         XCTAssertFalse(f.hasAVX512)
         XCTAssertFalse(f.halvesWideVectors, "Zen 3: no AVX-512")
         XCTAssertFalse(CPUFeatures.parse(cpuinfo: "flags : sse2 avx2\n").hasAVX2FMA, "AVX2 without FMA")
@@ -107,6 +115,19 @@ final class MicrokernelTests: KernelTestCase {
     /// 8 nor one short of one.
     static func takesLaneChains(columns: Int) -> Bool { columns % 8 != 0 && columns % 8 != 7 }
 
+    /// XNNPACK's one-row sum on the arm64 cores whose `1x8` kernel keeps two chains: even k from the bias, odd k from
+    /// zero, added.
+    static func pairChains(_ x: ArraySlice<Float>, _ w: ArraySlice<Float>, bias: Float) -> Float {
+        var even = bias, odd: Float = 0
+        for (i, (x, w)) in zip(x, w).enumerated() {
+            if i % 2 == 0 { even = even.addingProduct(x, w) } else { odd = odd.addingProduct(x, w) }
+        }
+        return even + odd
+    }
+
+    /// An arm64 core whose one-row GEMM sums in two chains (Neoverse N1).
+    static let neoverseN1 = CPUFeatures(flags: ["asimd"], armImplementer: 0x41, armPart: 0xd0c)
+
     /// That kernel's sum: whole blocks of four products in four lane chains by k mod 4, lane 0 from the bias, added
     /// as (l0 + l1) + (l2 + l3); the last k mod 4 products chained onto that.
     static func laneChains(_ x: ArraySlice<Float>, _ w: ArraySlice<Float>, bias: Float) -> Float {
@@ -119,9 +140,10 @@ final class MicrokernelTests: KernelTestCase {
     }
 
     /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`); `lanes`: a 1x1
-    /// convolution summed as `laneChains`.
+    /// convolution summed as `laneChains`; `pairs`: as `pairChains`.
     func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
-                   alpha: [Float]?, lanes: Bool = false) -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
+                   alpha: [Float]?, lanes: Bool = false, pairs: Bool = false)
+        -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
         let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
             ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
         var chain = [Float](repeating: 0, count: oh * ow * c.cout), plain = chain
@@ -138,9 +160,11 @@ final class MicrokernelTests: KernelTestCase {
                 }
             } }
             let at = (oy * ow + ox) * c.cout + o
+            let pixel = (oy * c.w + ox) * c.cin
             if lanes {
-                let pixel = (oy * c.w + ox) * c.cin
                 acc = Self.laneChains(input[pixel..<pixel + c.cin], weights[o * c.cin..<(o + 1) * c.cin], bias: bias[o])
+            } else if pairs {
+                acc = Self.pairChains(input[pixel..<pixel + c.cin], weights[o * c.cin..<(o + 1) * c.cin], bias: bias[o])
             }
             func finish(_ v: Float) -> Float {
                 var v = v
@@ -243,6 +267,7 @@ final class MicrokernelTests: KernelTestCase {
             return [(set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "GenuineIntel", family: 6))),
                     (set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "AuthenticAMD", family: 25)))]
         } + (fmaSets.contains(.neon) ? [] : [(KernelSet.neon, Microkernels(.neon))])
+          + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
         for (set, kernels) in variants {
             var oneChannelCases = 0
             for (c, withResidual, withAlpha) in cases {
@@ -255,7 +280,10 @@ final class MicrokernelTests: KernelTestCase {
                 // The arm64 set's 1x1 convolutions of columns not a multiple of 8: XNNPACK arm64's lane chains.
                 let lanes = set == .neon && c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom
                     + c.padRight == 0 && Self.takesLaneChains(columns: c.cout)
-                let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes)
+                // One row on a core whose one-row GEMM sums in two chains.
+                let pairs = !lanes && set == .neon && kernels.oneRowPairsGEMM != nil && c.k == 1 && c.h * c.w == 1
+                let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes,
+                                    pairs: pairs)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
                 let rB = residual.map { Buffer($0) }, aB = alpha.map { Buffer($0) }
                 let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout,
@@ -294,7 +322,11 @@ final class MicrokernelTests: KernelTestCase {
     }
 
     func testFullyConnectedIsAnXNNPACKChain() {
-        for set in fmaSets + (fmaSets.contains(.neon) ? [] : [.neon]) {
+        // The NEON kernels on every machine, on a neutral core and on one whose one-row GEMM sums in two chains.
+        let variants = fmaSets.map { ($0, Microkernels($0)) }
+            + (fmaSets.contains(.neon) ? [] : [(KernelSet.neon, Microkernels(.neon))])
+            + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
+        for (set, kernels) in variants {
             for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8),
                                                (1, 63, 195), (1, 128, 300), (1, 40, 20)] {
                 let x = random(rows * inputs), w = random(units * inputs, -1, 1), b = random(units)
@@ -302,9 +334,11 @@ final class MicrokernelTests: KernelTestCase {
                 for r in 0..<rows { for u in 0..<units {
                     var acc = b[u]
                     for i in 0..<inputs { acc = acc.addingProduct(x[r * inputs + i], w[u * inputs + i]) }
+                    let xs = x[r * inputs..<(r + 1) * inputs], ws = w[u * inputs..<(u + 1) * inputs]
                     if set == .neon && Self.takesLaneChains(columns: units) {
-                        acc = Self.laneChains(x[r * inputs..<(r + 1) * inputs], w[u * inputs..<(u + 1) * inputs],
-                                              bias: b[u])
+                        acc = Self.laneChains(xs, ws, bias: b[u])
+                    } else if rows == 1 && kernels.oneRowPairsGEMM != nil {
+                        acc = Self.pairChains(xs, ws, bias: b[u])
                     }
                     ref[r * units + u] = min(max(acc, 0), 6)
                 } }
@@ -312,10 +346,17 @@ final class MicrokernelTests: KernelTestCase {
                 let layer = FullyConnectedLayer(input: xB.pointer, weights: wB.pointer, output: outB.pointer,
                                                 rows: rows, inputs: inputs,
                                                 units: units, epilogue: Epilogue(bias: bB.pointer, activation: .relu6),
-                                                kernels: Microkernels(set))
+                                                kernels: kernels)
                 layer.run(context)
                 XCTAssertEqual(outB.values.map(\.bitPattern), ref.map(\.bitPattern),
                                "\(set) fully connected \(rows)x\(inputs)x\(units)")
+                // (1x64x128: outputs inside the clamp.)
+                if rows == 1 && inputs == 64 && units == 128 && kernels.oneRowPairsGEMM != nil {
+                    let one = (0..<units).map { u in
+                        min(max((0..<inputs).reduce(b[u]) { $0.addingProduct(x[$1], w[u * inputs + $1]) }, 0), 6)
+                    }
+                    XCTAssertNotEqual(one, ref, "\(rows)x\(inputs)x\(units): one chain and two differ")
+                }
             }
         }
     }

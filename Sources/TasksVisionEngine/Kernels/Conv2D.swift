@@ -130,7 +130,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
         if let row = kernels.oneChannelConvRow, Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels),
-           !(pointwise && kernels.plainGEMM(columns: g.outC) != nil) {
+           !(pointwise && kernels.plainGEMM(columns: g.outC, rows: g.batch * pixels) != nil) {
             let filter = allocateAlignedFloats(k + 1)
             filter[0] = epilogue.bias?[0] ?? 0
             (filter + 1).update(from: weights, count: k)
@@ -149,7 +149,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             tileRows = pixels <= packedRows * 3 / 2 ? pixels : packedRows
             gemm = nil
             packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
-                                plain: pointwise)
+                                plainRows: pointwise ? g.batch * pixels : nil)
             afterGEMM = Epilogue()
             return
         }

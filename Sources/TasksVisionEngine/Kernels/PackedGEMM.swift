@@ -24,14 +24,15 @@ final class PackedGEMM {
     let wideColumns: Int
     let epilogue: Epilogue
 
-    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `plain`: a 1x1 convolution or a fully
-    /// connected layer (rows of A read straight), which on arm64 may take the set's lane-chain GEMM.
+    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `plainRows`: the rows of a 1x1
+    /// convolution or a fully connected layer (rows of A read straight), which on arm64 may take another GEMM
+    /// (`Microkernels.plainGEMM`).
     init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels,
-         plain: Bool = false) {
+         plainRows: Int? = nil) {
         self.k = k
         self.columns = columns
         self.epilogue = epilogue
-        if plain, let lanes = kernels.plainGEMM(columns: columns) {
+        if let plainRows, let lanes = kernels.plainGEMM(columns: columns, rows: plainRows) {
             wideColumns = columns
             tail = nil
             self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: lanes.nr)
