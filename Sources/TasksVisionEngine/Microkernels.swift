@@ -49,7 +49,7 @@ struct Microkernels {
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
     /// On the arm64 set, the GEMM of the 1x1 convolutions and fully connected layers that XNNPACK's arm64 build gives
-    /// its two-column kernel, which sums in four lane chains (see its file); nil elsewhere (`plainGEMM(columns:)`).
+    /// its two-column kernel, which sums in four lane chains (see its file); nil elsewhere (`plainGEMM`).
     let laneChainGEMM: GEMM?
     /// On the arm64 set, on a core whose XNNPACK one-row GEMM sums in two chains (`CPUFeatures.oneRowGEMMSumsInPairs`),
     /// that GEMM, for the 1x1 convolutions and fully connected layers of one row (`plainGEMM(columns:rows:)`).
