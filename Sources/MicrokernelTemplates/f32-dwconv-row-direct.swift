@@ -116,6 +116,9 @@ private struct TapTable {
     return false
 }
 
+/// Whether tap (kx, ky) sits at an odd place of the window's order (kx * kH + ky): the second chain's, with two.
+@_transparent private func oddPlace(_ kx: Int, _ ky: Int, _ kH: Int) -> Bool { (kx &* kH &+ ky) & 1 == 1 }
+
 /// The taps of output column `ox` inside the image, in chain order: offsets (in floats) from the
 /// pixel's window origin into the input and into the weights. With two chains, the taps at even
 /// places of the whole window's order (kx * kH + ky) come first, then the odd ones.
@@ -130,7 +133,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     var n = 0, even = 0
     for parity in 0..<(split ? 2 : 1) {
         for kx in kxLo..<maxInt(kxLo, kxHi) {
-            for ky in kyLo..<kyHi where !split || (kx &* win.kH &+ ky) & 1 == parity {
+            for ky in kyLo..<kyHi where !split || oddPlace(kx, ky, win.kH) == (parity == 1) {
                 inputOffsets[n] = ky &* rowStep &+ kx &* c
                 weightOffsets[n] = (ky &* win.kW &+ kx) &* c
                 n &+= 1
@@ -323,7 +326,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     let rowStep = win.inW &* cs
     // With two chains, the taps at odd places of the window's order go to the second.
     let split = twoChains(win.kH &* win.kW)
-    @_transparent func second(_ kx: Int, _ ky: Int) -> Bool { split && (kx &* win.kH &+ ky) & 1 == 1 }
+    @_transparent func second(_ kx: Int, _ ky: Int) -> Bool { split && oddPlace(kx, ky, win.kH) }
     if c >= V {
         var ch = 0
         while ch < c {

@@ -17,6 +17,9 @@ final class MicrokernelTests: KernelTestCase {
 
     /// The FMA sets this CPU runs (each test fails loudly if there are none on an FMA CPU).
     var fmaSets: [KernelSet] { KernelSet.supported().filter(\.fusesMultiplyAdd) }
+    /// The same and the arm64 set, whose kernels are plain Swift vectors that run on any processor (on baseline
+    /// x86-64, each fused multiply-add a call to fmaf): every machine checks their order.
+    var fmaSetsAndNEON: [KernelSet] { fmaSets.contains(.neon) ? fmaSets : fmaSets + [.neon] }
 
     func testKernelSetsFollowTheCPU() {
         let features = CPUFeatures.current
@@ -261,13 +264,12 @@ final class MicrokernelTests: KernelTestCase {
         // AVX2 tiles for some column counts), whatever the CPU running the test. The NEON kernels on every machine
         // (plain Swift vectors): one chain, as XNNPACK on arm64, but for the 1x1 convolutions that sum in lane chains
         // there (`takesLaneChains`).
-        let variants = fmaSets.flatMap { set -> [(KernelSet, Microkernels)] in
+        let variants = fmaSetsAndNEON.flatMap { set -> [(KernelSet, Microkernels)] in
             guard set == .avx512 else { return [(set, Microkernels(set))] }
             let flags = CPUFeatures.current.flags
             return [(set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "GenuineIntel", family: 6))),
                     (set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "AuthenticAMD", family: 25)))]
-        } + (fmaSets.contains(.neon) ? [] : [(KernelSet.neon, Microkernels(.neon))])
-          + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
+        } + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
         for (set, kernels) in variants {
             var oneChannelCases = 0
             for (c, withResidual, withAlpha) in cases {
@@ -277,7 +279,7 @@ final class MicrokernelTests: KernelTestCase {
                     ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
                 let residual = withResidual ? random(oh * ow * c.cout) : nil,
                     alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
-                // The arm64 set's 1x1 convolutions of columns not a multiple of 8: XNNPACK arm64's lane chains.
+                // The arm64 set's 1x1 convolutions that XNNPACK sums in lane chains there (`takesLaneChains`).
                 let lanes = set == .neon && c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom
                     + c.padRight == 0 && Self.takesLaneChains(columns: c.cout)
                 // One row on a core whose one-row GEMM sums in two chains.
@@ -323,8 +325,7 @@ final class MicrokernelTests: KernelTestCase {
 
     func testFullyConnectedIsAnXNNPACKChain() {
         // The NEON kernels on every machine, on a neutral core and on one whose one-row GEMM sums in two chains.
-        let variants = fmaSets.map { ($0, Microkernels($0)) }
-            + (fmaSets.contains(.neon) ? [] : [(KernelSet.neon, Microkernels(.neon))])
+        let variants = fmaSetsAndNEON.map { ($0, Microkernels($0)) }
             + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
         for (set, kernels) in variants {
             for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8),
@@ -390,9 +391,7 @@ final class MicrokernelTests: KernelTestCase {
             C(h: 10, w: 11, cin: 70, cout: 70, k: 3, stride: 2, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
             C(h: 5, w: 14, cin: 20, cout: 20, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1),
         ]
-        // The arm64 set's kernels are plain Swift vectors, which run on any processor (on baseline x86-64, each fused
-        // multiply-add a call to fmaf), so every machine checks their order, two chains included.
-        for set in fmaSets + (fmaSets.contains(.neon) ? [] : [.neon]) {
+        for set in fmaSetsAndNEON {
             for (index, c) in cases.enumerated() {
                 let input = random(c.h * c.w * c.cin), weights = random(c.k * c.k * c.cin, -1, 1), bias = random(c.cin)
                 let alpha: [Float]? = index % 3 == 1 ? random(c.cin, 0, 0.5) : nil
@@ -446,7 +445,7 @@ final class MicrokernelTests: KernelTestCase {
         let c = KernelTests.ConvCase(h: 9, w: 11, cin: 5, cout: 10, k: 5, stride: 1, padTop: 2, padLeft: 2,
                                      padBottom: 2, padRight: 2)
         let input = random(c.h * c.w * c.cin), weights = random(25 * 10, -1, 1), bias = random(10)
-        for set in fmaSets + (fmaSets.contains(.neon) ? [] : [.neon]) {
+        for set in fmaSetsAndNEON {
             let twoChains = set == .neon
             let ref = depthwiseSums(c, multiplier: 2, input: input, weights: weights, bias: bias,
                                     twoChains: twoChains).chain
