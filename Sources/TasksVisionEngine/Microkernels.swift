@@ -54,6 +54,10 @@ struct Microkernels {
     /// On the arm64 set, on a core whose XNNPACK one-row GEMM sums in two chains (`CPUFeatures.oneRowGEMMSumsInPairs`),
     /// that GEMM, for the 1x1 convolutions and fully connected layers of one row (`plainGEMM(columns:rows:)`).
     let oneRowPairsGEMM: GEMM?
+    /// On the arm64 set, the GEMM of a KxK convolution with one output pixel (`windowGEMM(rows:)`): XNNPACK's arm64
+    /// one-row IGEMM sums in two chains, restarting at each tap (`GEMMArguments.tapLength`), on every core measured
+    /// (Neoverse V1 and N1, tools/arm64_check.sh); nil elsewhere.
+    let oneWindowPairsGEMM: GEMM?
     /// The depthwise windows (in taps) this set sums in two chains, even places of the window's order from the bias
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
     let depthwiseTwoChainTaps: ClosedRange<Int>?
@@ -71,9 +75,10 @@ struct Microkernels {
         halfWidthGEMMs = set == .avx512 && features.halvesWideVectors ? avx2 : nil
         laneChainGEMM = set == .neon
             ? GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMLanes4) : nil
-        oneRowPairsGEMM = set == .neon && features.oneRowGEMMSumsInPairs
-            ? GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMOneRowPairs)
-            : nil
+        let pairs = GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1,
+                         run: TasksVisionKernelsNEON.f32GEMMOneRowPairs)
+        oneRowPairsGEMM = set == .neon && features.oneRowGEMMSumsInPairs ? pairs : nil
+        oneWindowPairsGEMM = set == .neon ? pairs : nil
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
@@ -121,6 +126,12 @@ struct Microkernels {
         if (columns + 1) / 2 * 2 < (columns + 7) / 8 * 8, let laneChainGEMM { return laneChainGEMM }
         return rows == 1 ? oneRowPairsGEMM : nil
     }
+
+    /// The arm64 GEMM a KxK convolution of `rows` output pixels takes instead of the set's tiles, if any: for one
+    /// pixel, the two-chain GEMM with its parity restarting at each tap (TFLite's arm64 build, measured on Neoverse
+    /// V1 and N1: 1, 16, 24, 40, 117 and 195 columns, 3 to 192 channels, padded or not; 2 pixels or more sum one
+    /// chain there).
+    func windowGEMM(rows: Int) -> GEMM? { rows == 1 ? oneWindowPairsGEMM : nil }
 
     /// The GEMM of a product of `columns` columns, from the table `gemms(columns:)` gives it.
     func gemm(columns: Int) -> GEMM? { Self.gemm(columns: columns, in: gemms(columns: columns)) }

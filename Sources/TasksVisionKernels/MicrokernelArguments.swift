@@ -28,17 +28,20 @@ public struct GEMMArguments {
     /// One segment (the default) is a plain row.
     public var segments: Int = 1
     public var segmentStride: Int = 0
+    /// The floats of one kernel tap (a KxK convolution's input channels), for a kernel whose sum restarts its
+    /// pattern at each tap (the arm64 one-row two-chain GEMM, `f32GEMMOneRowPairs`); 0: the whole row is one run.
+    public var tapLength: Int = 0
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
                 c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>? = nil,
                 residualStride: Int = 0,
                 residualChannels: Int = 0, lo: Float = -.infinity, hi: Float = .infinity,
                 alpha: UnsafePointer<Float>? = nil,
-                segments: Int = 1, segmentStride: Int = 0) {
+                segments: Int = 1, segmentStride: Int = 0, tapLength: Int = 0) {
         self.m = m; self.n = n; self.k = k; self.a = a; self.lda = lda; self.packed = packed; self.c = c; self.ldc = ldc
         self.residual = residual; self.residualStride = residualStride; self.residualChannels = residualChannels
         self.lo = lo; self.hi = hi; self.alpha = alpha
-        self.segments = max(segments, 1); self.segmentStride = segmentStride
+        self.segments = max(segments, 1); self.segmentStride = segmentStride; self.tapLength = tapLength
     }
 }
 

@@ -143,7 +143,8 @@ final class MicrokernelTests: KernelTestCase {
     }
 
     /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`); `lanes`: a 1x1
-    /// convolution summed as `laneChains`; `pairs`: as `pairChains`.
+    /// convolution summed as `laneChains`; `pairs`: each tap's channels as `pairChains`, the two chains running on
+    /// across taps (arm64's one-row GEMM and IGEMM).
     func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
                    alpha: [Float]?, lanes: Bool = false, pairs: Bool = false)
         -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
@@ -152,22 +153,21 @@ final class MicrokernelTests: KernelTestCase {
         var chain = [Float](repeating: 0, count: oh * ow * c.cout), plain = chain
         let (lo, hi) = Epilogue(activation: c.act).bounds
         for oy in 0..<oh { for ox in 0..<ow { for o in 0..<c.cout {
-            var acc = bias[o], sum = bias[o]
+            var acc = bias[o], sum = bias[o], odd: Float = 0
             for ky in 0..<c.k { for kx in 0..<c.k {
                 let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
                 if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
                 for i in 0..<c.cin {
                     let x = input[(iy * c.w + ix) * c.cin + i], w = weights[((o * c.k + ky) * c.k + kx) * c.cin + i]
-                    acc = acc.addingProduct(x, w)
+                    if pairs && i % 2 == 1 { odd = odd.addingProduct(x, w) } else { acc = acc.addingProduct(x, w) }
                     sum = sum + x * w
                 }
             } }
+            if pairs { acc = acc + odd }
             let at = (oy * ow + ox) * c.cout + o
             let pixel = (oy * c.w + ox) * c.cin
             if lanes {
                 acc = Self.laneChains(input[pixel..<pixel + c.cin], weights[o * c.cin..<(o + 1) * c.cin], bias: bias[o])
-            } else if pairs {
-                acc = Self.pairChains(input[pixel..<pixel + c.cin], weights[o * c.cin..<(o + 1) * c.cin], bias: bias[o])
             }
             func finish(_ v: Float) -> Float {
                 var v = v
@@ -245,6 +245,9 @@ final class MicrokernelTests: KernelTestCase {
             (C(h: 1, w: 1, cin: 70, cout: 200, k: 1, stride: 1, padTop: 0, padLeft: 0, padBottom: 0, padRight: 0,
                act: .relu6),
              true, false),
+            // One output pixel under padding (3x3 over one input pixel, through im2col), odd channels per tap.
+            (C(h: 1, w: 1, cin: 7, cout: 24, k: 3, stride: 1, padTop: 1, padLeft: 1, padBottom: 1, padRight: 1), false,
+             false),
             // One output channel over 4096 pixels or more, stride 1: the one-channel row kernel (a last partial
             // vector of pixels; channels not a multiple of 4; a 1x1 kernel). With a residual, or stride 2 across,
             // the GEMM of one column.
@@ -282,8 +285,9 @@ final class MicrokernelTests: KernelTestCase {
                 // The arm64 set's 1x1 convolutions that XNNPACK sums in lane chains there (`takesLaneChains`).
                 let lanes = set == .neon && c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom
                     + c.padRight == 0 && Self.takesLaneChains(columns: c.cout)
-                // One row on a core whose one-row GEMM sums in two chains.
-                let pairs = !lanes && set == .neon && kernels.oneRowPairsGEMM != nil && c.k == 1 && c.h * c.w == 1
+                // One row: a 1x1 convolution on a core whose one-row GEMM sums in two chains; a KxK one on every
+                // arm64 core (its one-row IGEMM, per tap).
+                let pairs = !lanes && set == .neon && oh * ow == 1 && (c.k > 1 || kernels.oneRowPairsGEMM != nil)
                 let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes,
                                     pairs: pairs)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
@@ -312,10 +316,10 @@ final class MicrokernelTests: KernelTestCase {
                     XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0,
                                          "\(c): the check has teeth")
                 }
-                if lanes && c.cin >= 8 && ref.chain.count > 50 {
+                if lanes && c.cin >= 8 && ref.chain.count > 50 || pairs && c.k > 1 && c.cout >= 20 {
                     let one = reference(c, input, weights, bias, residual: residual, alpha: alpha).chain
                     XCTAssertGreaterThan(zip(one, ref.chain).filter { $0.0 != $0.1 }.count, 0,
-                                         "\(c): one chain and lane chains differ")
+                                         "\(c): one chain and \(lanes ? "lane chains" : "two chains") differ")
                 }
             }
             // On arm64 the 1x1 one-channel case takes the lane-chain GEMM.

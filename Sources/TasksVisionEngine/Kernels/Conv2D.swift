@@ -148,8 +148,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 : max(Self.packedTileRows, min(4 * g.outW, (256 * 1024) / max(k + g.outC, 1)))
             tileRows = pixels <= packedRows * 3 / 2 ? pixels : packedRows
             gemm = nil
+            let rows = g.batch * pixels
             packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
-                                plainRows: pointwise ? g.batch * pixels : nil)
+                                instead: pointwise ? kernels.plainGEMM(columns: g.outC, rows: rows)
+                                    : kernels.windowGEMM(rows: rows),
+                                tapLength: g.inC)
             afterGEMM = Epilogue()
             return
         }

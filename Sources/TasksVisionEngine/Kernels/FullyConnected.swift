@@ -27,7 +27,7 @@ final class FullyConnectedLayer: Layer {
         self.units = units
         if !kernels.gemms.isEmpty {
             packed = PackedGEMM(weights: weights, k: inputs, columns: units, epilogue: epilogue, kernels: kernels,
-                                plainRows: rows)
+                                instead: kernels.plainGEMM(columns: units, rows: rows))
             gemm = nil
             afterGEMM = Epilogue()
         } else {

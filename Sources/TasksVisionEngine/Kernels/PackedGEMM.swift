@@ -8,8 +8,8 @@ import TasksVisionKernels
 /// A convolution's or fully connected layer's product on an FMA kernel set: the weights packed
 /// once at load with the bias first (`PackedWeights`), the set's GEMM microkernel, and the
 /// epilogue (residual, clamp, PReLU) applied while each tile is in registers. Each output is one
-/// fused multiply-add chain from the bias in k order, XNNPACK's sum (on arm64, some 1x1 and fully
-/// connected layers sum in lane chains instead, as XNNPACK there: `Microkernels.plainGEMM`), so any
+/// fused multiply-add chain from the bias in k order, XNNPACK's sum (on arm64, some layers sum in lane
+/// chains or two chains instead, as XNNPACK there: `Microkernels.plainGEMM`, `windowGEMM`), so any
 /// split of the rows (tiles, threads, interleaving) or of the columns gives the same bits on every CPU.
 final class PackedGEMM {
     /// The columns in whole tiles of the chosen GEMM, and its kernel.
@@ -23,20 +23,23 @@ final class PackedGEMM {
     /// Columns in `weights` (all of them without a tail).
     let wideColumns: Int
     let epilogue: Epilogue
+    /// The floats of one tap for a kernel that restarts its sum's pattern at each (`GEMMArguments.tapLength`).
+    let tapLength: Int
 
-    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `plainRows`: the rows of a 1x1
-    /// convolution or a fully connected layer (rows of A read straight), which on arm64 may take another GEMM
-    /// (`Microkernels.plainGEMM`).
+    /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `instead`: the GEMM that runs all
+    /// the columns in place of the set's tiles, where arm64's XNNPACK sums otherwise (`Microkernels.plainGEMM`,
+    /// `windowGEMM`); `tapLength`: a KxK convolution's input channels, for it.
     init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels,
-         plainRows: Int? = nil) {
+         instead: Microkernels.GEMM? = nil, tapLength: Int = 0) {
         self.k = k
         self.columns = columns
         self.epilogue = epilogue
-        if let plainRows, let lanes = kernels.plainGEMM(columns: columns, rows: plainRows) {
+        self.tapLength = tapLength
+        if let instead {
             wideColumns = columns
             tail = nil
-            self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: lanes.nr)
-            kernel = lanes.run
+            self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: instead.nr)
+            kernel = instead.run
             return
         }
         let table = kernels.gemms(columns: columns)
@@ -95,7 +98,8 @@ final class PackedGEMM {
         kernel(GEMMArguments(m: rows, n: j1 - j0, k: k, a: a, lda: lda, packed: packed.data + start * (k + 1),
                              c: out + j0, ldc: ldc, residual: epilogue.residual.map { $0 + firstRow * rc + j0 },
                              residualStride: rc, residualChannels: rc - j0, lo: lo, hi: hi,
-                             alpha: epilogue.alpha.map { $0 + j0 }, segments: segments, segmentStride: segmentStride))
+                             alpha: epilogue.alpha.map { $0 + j0 }, segments: segments, segmentStride: segmentStride,
+                             tapLength: tapLength))
     }
 
     /// Column blocks: the wide tiles' and the tail.
