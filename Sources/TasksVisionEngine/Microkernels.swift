@@ -54,9 +54,9 @@ struct Microkernels {
     /// On the arm64 set, on a core whose XNNPACK one-row GEMM sums in two chains (`CPUFeatures.oneRowGEMMSumsInPairs`),
     /// that GEMM, for the 1x1 convolutions and fully connected layers of one row (`plainGEMM(columns:rows:)`).
     let oneRowPairsGEMM: GEMM?
-    /// On the arm64 set, the GEMM of a KxK convolution with one output pixel (`windowGEMM(rows:)`): XNNPACK's arm64
-    /// one-row IGEMM sums in two chains, restarting at each tap (`GEMMArguments.tapLength`), on every core measured
-    /// (Neoverse V1 and N1, tools/arm64_check.sh); nil elsewhere.
+    /// On the arm64 set, the GEMM of a KxK convolution of one output pixel or fewer than 8 output channels
+    /// (`windowGEMM(columns:rows:)`): XNNPACK's arm64 IGEMM sums those in two chains, restarting at each tap
+    /// (`GEMMArguments.tapLength`), on every core measured (Neoverse V1 and N1, tools/arm64_check.sh); nil elsewhere.
     let oneWindowPairsGEMM: GEMM?
     /// The depthwise windows (in taps) this set sums in two chains, even places of the window's order from the bias
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
@@ -76,7 +76,7 @@ struct Microkernels {
         laneChainGEMM = set == .neon
             ? GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1, run: TasksVisionKernelsNEON.f32GEMMLanes4) : nil
         let pairs = GEMM(nr: TasksVisionKernelsNEON.gemmLanesNR, vectors: 1,
-                         run: TasksVisionKernelsNEON.f32GEMMOneRowPairs)
+                         run: TasksVisionKernelsNEON.f32GEMMPairs)
         oneRowPairsGEMM = set == .neon && features.oneRowGEMMSumsInPairs ? pairs : nil
         oneWindowPairsGEMM = set == .neon ? pairs : nil
         switch set {
@@ -127,11 +127,13 @@ struct Microkernels {
         return rows == 1 ? oneRowPairsGEMM : nil
     }
 
-    /// The arm64 GEMM a KxK convolution of `rows` output pixels takes instead of the set's tiles, if any: for one
-    /// pixel, the two-chain GEMM with its parity restarting at each tap (TFLite's arm64 build, measured on Neoverse
-    /// V1 and N1: 1, 16, 24, 40, 117 and 195 columns, 3 to 192 channels, padded or not; 2 pixels or more sum one
-    /// chain there).
-    func windowGEMM(rows: Int) -> GEMM? { rows == 1 ? oneWindowPairsGEMM : nil }
+    /// The arm64 GEMM a KxK convolution of `columns` output channels and `rows` output pixels takes instead of the
+    /// set's tiles, if any: for one pixel or fewer than 8 channels, the two-chain GEMM with its parity restarting at
+    /// each tap, as TFLite's arm64 build sums them (measured on Neoverse V1 and N1: one pixel at 1, 16, 24, 40, 117
+    /// and 195 columns, 1 to 7 columns at 16x16 and 256x256 pixels, 3 to 192 channels, padded or not; 8, 9, 12 and
+    /// 16 columns of 2 pixels or more sum one chain there). One column over a large map takes the one-channel row
+    /// kernel, which sums so too on this set.
+    func windowGEMM(columns: Int, rows: Int) -> GEMM? { rows == 1 || columns < 8 ? oneWindowPairsGEMM : nil }
 
     /// The GEMM of a product of `columns` columns, from the table `gemms(columns:)` gives it.
     func gemm(columns: Int) -> GEMM? { Self.gemm(columns: columns, in: gemms(columns: columns)) }

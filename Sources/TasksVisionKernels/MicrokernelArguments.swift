@@ -29,7 +29,7 @@ public struct GEMMArguments {
     public var segments: Int = 1
     public var segmentStride: Int = 0
     /// The floats of one kernel tap (a KxK convolution's input channels), for a kernel whose sum restarts its
-    /// pattern at each tap (the arm64 one-row two-chain GEMM, `f32GEMMOneRowPairs`); 0: the whole row is one run.
+    /// pattern at each tap (the arm64 two-chain GEMM, `f32GEMMPairs`); 0: the whole row is one run.
     public var tapLength: Int = 0
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,

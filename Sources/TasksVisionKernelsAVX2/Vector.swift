@@ -33,3 +33,7 @@ let depthwiseInteriorPixels = 4
 
 /// The depthwise windows, in taps, that sum in two chains (see the dwconv template): none, as XNNPACK's x86 kernels.
 public let depthwiseTwoChainTaps: ClosedRange<Int>? = nil
+
+/// Whether a convolution of one output channel sums its taps' channels in two chains (see the conv1oc template):
+/// no, one chain, as XNNPACK's x86 IGEMM.
+let oneChannelConvSumsInPairs = false

@@ -32,3 +32,7 @@ let depthwiseInteriorPixels = 8
 /// The depthwise windows, in taps, that sum in two chains (see the dwconv template): those XNNPACK's arm64 config
 /// gives its 25-tap kernel, `f32-dwconv-25p8c-minmax-neonfma-acc2` (more than 9 taps, at most 25).
 public let depthwiseTwoChainTaps: ClosedRange<Int>? = 10...25
+
+/// Whether a convolution of one output channel sums its taps' channels in two chains (see the conv1oc template): yes,
+/// as XNNPACK's arm64 IGEMM sums a KxK convolution of fewer than 8 output channels (measured on Neoverse V1 and N1).
+let oneChannelConvSumsInPairs = true

@@ -283,11 +283,12 @@ final class MicrokernelTests: KernelTestCase {
                 let residual = withResidual ? random(oh * ow * c.cout) : nil,
                     alpha = withAlpha ? random(c.cout, 0, 0.5) : nil
                 // The arm64 set's 1x1 convolutions that XNNPACK sums in lane chains there (`takesLaneChains`).
-                let lanes = set == .neon && c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom
-                    + c.padRight == 0 && Self.takesLaneChains(columns: c.cout)
-                // One row: a 1x1 convolution on a core whose one-row GEMM sums in two chains; a KxK one on every
-                // arm64 core (its one-row IGEMM, per tap).
-                let pairs = !lanes && set == .neon && oh * ow == 1 && (c.k > 1 || kernels.oneRowPairsGEMM != nil)
+                let pointwise = c.k == 1 && c.stride == 1 && c.padTop + c.padLeft + c.padBottom + c.padRight == 0
+                let lanes = set == .neon && pointwise && Self.takesLaneChains(columns: c.cout)
+                // Two chains on arm64: a 1x1 convolution of one pixel on a core whose one-row GEMM sums so; a KxK
+                // one (XNNPACK's IGEMM) of one pixel or fewer than 8 output channels on every core, per tap.
+                let pairs = !lanes && set == .neon
+                    && (pointwise ? oh * ow == 1 && kernels.oneRowPairsGEMM != nil : oh * ow == 1 || c.cout < 8)
                 let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes,
                                     pairs: pairs)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
@@ -316,7 +317,7 @@ final class MicrokernelTests: KernelTestCase {
                     XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0,
                                          "\(c): the check has teeth")
                 }
-                if lanes && c.cin >= 8 && ref.chain.count > 50 || pairs && c.k > 1 && c.cout >= 20 {
+                if lanes && c.cin >= 8 && ref.chain.count > 50 || pairs && !pointwise && ref.chain.count >= 20 {
                     let one = reference(c, input, weights, bias, residual: residual, alpha: alpha).chain
                     XCTAssertGreaterThan(zip(one, ref.chain).filter { $0.0 != $0.1 }.count, 0,
                                          "\(c): one chain and \(lanes ? "lane chains" : "two chains") differ")

@@ -151,7 +151,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             let rows = g.batch * pixels
             packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
                                 instead: pointwise ? kernels.plainGEMM(columns: g.outC, rows: rows)
-                                    : kernels.windowGEMM(rows: rows),
+                                    : kernels.windowGEMM(columns: g.outC, rows: rows),
                                 tapLength: g.inC)
             afterGEMM = Epilogue()
             return
