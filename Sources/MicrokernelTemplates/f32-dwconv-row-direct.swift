@@ -18,7 +18,7 @@ import TasksVisionKernels
 // one). Windows of `depthwiseTwoChainTaps` taps sum in two chains, as XNNPACK's arm64 25-tap kernel
 // (`f32-dwconv-25p8c-minmax-neonfma-acc2`) does: the taps at even places of the window's order from
 // the bias, those at odd places from zero, the two added at the end; the tap table lists the even
-// taps first (`TapTable.split`).
+// taps first (`TapTable.split`). A `tapOrder` replaces both orders with its own (XNNPACK's arm64 NCHW kernels).
 
 @_transparent private func load(_ p: UnsafePointer<Float>) -> Vec {
     loadVec(p)
@@ -129,6 +129,18 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     let c = p.pixelStride, rowStep = win.inW &* c
     let ix0 = ox &* win.strideW &- win.padLeft
     let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
+    if let order = p.tapOrder {
+        var n = 0, first = 0
+        for i in 0..<order.count {
+            if i == order.firstChain { first = n }
+            let t = order.taps[i], ky = t / win.kW, kx = t % win.kW
+            guard kx >= kxLo && kx < kxHi && ky >= kyLo && ky < kyHi else { continue }
+            inputOffsets[n] = ky &* rowStep &+ kx &* c
+            weightOffsets[n] = t &* c
+            n &+= 1
+        }
+        return TapTable(count: n, split: order.firstChain >= order.count ? n : first)
+    }
     let split = twoChains(win.kH &* win.kW)
     var n = 0, even = 0
     for parity in 0..<(split ? 2 : 1) {
@@ -242,7 +254,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
             }
         }
         chain(0, taps.split, &a0, &a1, &a2, &a3, &a4, &a5, &a6, &a7)
-        if depthwiseTwoChainTaps != nil && taps.split < taps.count {
+        if (depthwiseTwoChainTaps != nil || p.tapOrder != nil) && taps.split < taps.count {
             // The second chain, from zero, added to the first as XNNPACK's acc2 kernels add theirs.
             var z0 = Vec(), z1 = Vec(), z2 = Vec(), z3 = Vec(), z4 = Vec(), z5 = Vec(), z6 = Vec(), z7 = Vec()
             chain(taps.split, taps.count, &z0, &z1, &z2, &z3, &z4, &z5, &z6, &z7)
@@ -327,6 +339,10 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     // With two chains, the taps at odd places of the window's order go to the second.
     let split = twoChains(win.kH &* win.kW)
     @_transparent func second(_ kx: Int, _ ky: Int) -> Bool { split && oddPlace(kx, ky, win.kH) }
+    if let order = p.tapOrder {
+        clippedPixel(p, ox, order, kxLo..<maxInt(kxLo, kxHi), kyLo..<maxInt(kyLo, kyHi), origin, rowStep, out)
+        return
+    }
     if c >= V {
         var ch = 0
         while ch < c {
@@ -369,4 +385,27 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     if p.lo > -.infinity || p.hi < .infinity { v = clamp(v, Vec(repeating: p.lo), Vec(repeating: p.hi)) }
     if let alpha = p.alpha { v = prelu(v, load(alpha + cb)) }
     return v
+}
+
+/// `clippedPixel` in the taps' own order (`DepthwiseRowArguments.tapOrder`).
+private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ order: DepthwiseTapOrder, _ kx: Range<Int>,
+                          _ ky: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int,
+                          _ out: UnsafeMutablePointer<Float>) {
+    let win = p.window, cs = p.pixelStride
+    for ch in 0..<win.channels {
+        var acc = p.bias?[ch] ?? 0, acc2: Float = 0
+        for i in 0..<order.count {
+            let t = order.taps[i], y = t / win.kW, x = t % win.kW
+            guard kx.contains(x) && ky.contains(y) else { continue }
+            let v = origin[y &* rowStep &+ x &* cs &+ ch], w = p.weights[t &* cs &+ ch]
+            if i < order.firstChain { acc = madd(acc, v, w) } else { acc2 = madd(acc2, v, w) }
+        }
+        if order.firstChain < order.count { acc = acc + acc2 }
+        if p.lo > -.infinity || p.hi < .infinity {
+            let x = p.lo > acc ? p.lo : acc
+            acc = p.hi < x ? p.hi : x
+        }
+        if let alpha = p.alpha, acc < 0 { acc *= alpha[ch] }
+        out[ch] = acc
+    }
 }

@@ -24,6 +24,7 @@ enum ExecutionPlan {
         for node in graph.nodes where !OpRegistry.isSupported(node.op) {
             throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
         }
+        graph.markSparseInference()
         graph.fuse()
         for node in graph.nodes {
             for t in node.inputs + node.outputs where t >= 0 {

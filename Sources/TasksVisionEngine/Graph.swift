@@ -36,6 +36,10 @@ struct Graph {
         var fusedResidualChannels = 0
         /// The per-channel constant of an ADD folded into this MUL: added to each stored product.
         var fusedShift: Int? = nil
+        /// Whether XNNPACK's arm64 build runs this node in the NCHW layout of its sparse inference
+        /// (`markSparseInference`), where its convolutions, depthwise convolutions and bilinear resizes sum in other
+        /// orders than in NHWC.
+        var sparseInference = false
 
         /// Every tensor the node reads, fused operands included.
         var reads: [Int] { inputs + [fusedPReLUAlpha, fusedResidual, fusedShift].compactMap { $0 } }
@@ -43,6 +47,8 @@ struct Graph {
 
     let modelName: String
     var tensors: [Tensor]
+    /// The weights TFLite's XNNPACK delegate knows as sparse: DENSIFY outputs, and DEQUANTIZE outputs of them.
+    var sparseWeights = Set<Int>()
     var nodes: [Node]
     var inputs: [Int]
     var outputs: [Int]
@@ -131,6 +137,7 @@ struct Graph {
                 // The float16 data itself: converted when a layer reads or packs it, so the model's
                 // weights are never held as float32 beside their packed copy.
                 tensors[out].constant = c
+                if sparseWeights.contains(input) { sparseWeights.insert(out) }
             case .densify:
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant,
                       let sparsity = sg.tensors[input].sparsity else {
@@ -144,6 +151,7 @@ struct Graph {
                         reason: "\(describe(node)) output shape \(tensors[out].shape) does not match its input")
                 }
                 tensors[out].constant = dense
+                sparseWeights.insert(out)
             case .reshape:
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else {
                     kept.append(node); continue

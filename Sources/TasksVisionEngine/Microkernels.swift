@@ -58,6 +58,9 @@ struct Microkernels {
     /// (`windowGEMM(columns:rows:)`): XNNPACK's arm64 IGEMM sums those in two chains, restarting at each tap
     /// (`GEMMArguments.tapLength`), on every core measured (Neoverse V1 and N1, tools/arm64_check.sh); nil elsewhere.
     let oneWindowPairsGEMM: GEMM?
+    /// Whether the layers XNNPACK runs in its sparse inference's NCHW layout (`Graph.Node.sparseInference`) take
+    /// its NCHW kernels' orders (`SparseInferenceOrders`): on the arm64 set, where XNNPACK runs that layout.
+    var followsSparseInference: Bool { self.set == .neon }
     /// The depthwise windows (in taps) this set sums in two chains, even places of the window's order from the bias
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
     let depthwiseTwoChainTaps: ClosedRange<Int>?

@@ -209,7 +209,7 @@ enum OpRegistry {
         let epilogue = try epilogue(node, graph, binder, own: o.activation, bias: bias)
         return try binder.withFilter(node, 1) { weights in
             Conv2DLayer(geometry: g, input: inputPointer, output: outputPointer, weights: weights, epilogue: epilogue,
-                        kernels: binder.kernels)
+                        kernels: binder.kernels, sparseInference: node.sparseInference)
         }
     }
 
@@ -234,7 +234,7 @@ enum OpRegistry {
                                     input: try binder.pointer(node.inputs[0], node),
                                     output: try binder.output(node), weights: try binder.input(node, 1),
                                     epilogue: try epilogue(node, graph, binder, own: o.activation, bias: bias),
-                                    kernels: binder.kernels)
+                                    kernels: binder.kernels, sparseInference: node.sparseInference)
     }
 
     static func buildFullyConnected(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -379,7 +379,7 @@ enum OpRegistry {
                                    inH: input[1], inW: input[2],
                                    channels: input[3], outH: size[0], outW: size[1], alignCorners: alignCorners,
                                    halfPixelCenters: halfPixel,
-                                   kernels: binder.kernels)
+                                   kernels: binder.kernels, sparseInference: node.sparseInference)
     }
 
     static func buildDepthToSpace(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

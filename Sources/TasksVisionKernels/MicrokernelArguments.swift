@@ -87,6 +87,8 @@ public struct DepthwiseRowArguments {
     /// channels, when the call computes only `window.channels` of them (a block of channels, with every
     /// pointer moved to the block's first).
     public var pixelStride: Int
+    /// Another order of the taps than column by column (`DepthwiseTapOrder`), or nil.
+    public var tapOrder: DepthwiseTapOrder? = nil
 
     public init(window: RowWindow, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
                 output: UnsafeMutablePointer<Float>, outW: Int, outputPixelStride: Int, lo: Float = -.infinity,
@@ -194,6 +196,9 @@ public struct ResizeRowArguments {
     public var channels: Int
     public var output: UnsafeMutablePointer<Float>
     public var outW: Int
+    /// Each column pair interpolated between the rows first, then across (XNNPACK's arm64 NCHW kernel), instead of
+    /// each row across first.
+    public var rowsFirst = false
 
     public init(top: UnsafePointer<Float>, bottom: UnsafePointer<Float>, xLow: UnsafePointer<Int>,
                 xHigh: UnsafePointer<Int>, xFraction: UnsafePointer<Float>, yFraction: Float, channels: Int,
@@ -201,4 +206,23 @@ public struct ResizeRowArguments {
         self.top = top; self.bottom = bottom; self.xLow = xLow; self.xHigh = xHigh; self.xFraction = xFraction
         self.yFraction = yFraction; self.channels = channels; self.output = output; self.outW = outW
     }
+}
+
+/// A depthwise window's taps in the order a kernel sums them, in one or two chains: `taps` lists tap indices (ky * kW
+/// + kx) in order, the first `firstChain` of them summed from the bias, the rest from zero, the two chains added at
+/// the end (XNNPACK's arm64 NCHW kernels of its sparse inference). Immutable once made.
+public final class DepthwiseTapOrder: @unchecked Sendable {
+    public let taps: UnsafePointer<Int>
+    public let count: Int
+    public let firstChain: Int
+
+    public init(_ taps: [Int], firstChain: Int) {
+        let storage = UnsafeMutablePointer<Int>.allocate(capacity: max(taps.count, 1))
+        storage.initialize(from: taps, count: taps.count)
+        self.taps = UnsafePointer(storage)
+        count = taps.count
+        self.firstChain = min(firstChain, taps.count)
+    }
+
+    deinit { UnsafeMutablePointer(mutating: taps).deallocate() }
 }

@@ -69,6 +69,9 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// On an FMA set, one output channel over a large map (`takesOneChannelRows`): the set's row kernel, and the
     /// bias then the weights, copied (the model's filter may be freed after load).
     let oneChannel: (row: (OneChannelConvRowArguments) -> Void, filter: UnsafeMutablePointer<Float>)?
+    /// The window's positions in the order the layer sums them when not ky, kx, channel (XNNPACK's arm64 NCHW
+    /// first convolution, `SparseInferenceOrders`): its weights are packed and its windows gathered in that order.
+    let windowOrder: [Int]?
     /// Whether a GEMM computes the layer (tiles, interleaving), not `singleChannel`.
     var hasProduct: Bool { gemm != nil || packed != nil }
     /// Whether the GEMM reads its input rows led by a 1 (OpenBLAS's bias-first product).
@@ -100,8 +103,11 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
     /// The fewest rows in one item of the finer split (two 7-row tiles).
     static let minimumItemRows = 14
 
+    /// `sparseInference`: XNNPACK's arm64 build runs the layer in its NCHW layout (`Graph.Node.sparseInference`),
+    /// which on a set that follows it sums in one chain, the first convolution of 3 channels in its own order.
     init(geometry: ConvGeometry, input: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>,
-         weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable) {
+         weights: UnsafePointer<Float>, epilogue: Epilogue, kernels: Microkernels = .portable,
+         sparseInference: Bool = false) {
         g = geometry
         self.input = input
         self.output = output
@@ -111,6 +117,10 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
         pointwise = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
             && g.inH == g.outH && g.inW == g.outW
         pixels = g.outH * g.outW
+        let nchw = sparseInference && kernels.followsSparseInference && !kernels.gemms.isEmpty
+        let order = nchw && !pointwise
+            ? SparseInferenceOrders.intoNCHWConvolution(kH: geometry.kH, kW: geometry.kW, channels: geometry.inC) : nil
+        windowOrder = order
         let depth = k + (epilogue.bias != nil ? 1 : 0)
         // Each packed sgemm call packs the whole weight matrix, so tiles must be tall enough to
         // amortize that (>= 256 rows); im2col tiles are also capped at ~1 MiB of scratch.
@@ -130,7 +140,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             rows = pixels <= rows + rows / 2 ? pixels : rows
         }
         if let row = kernels.oneChannelConvRow, Self.takesOneChannelRows(g, epilogue: epilogue, pixels: pixels),
-           !(pointwise && kernels.plainGEMM(columns: g.outC, rows: g.batch * pixels) != nil) {
+           !nchw, !(pointwise && kernels.plainGEMM(columns: g.outC, rows: g.batch * pixels) != nil) {
             let filter = allocateAlignedFloats(k + 1)
             filter[0] = epilogue.bias?[0] ?? 0
             (filter + 1).update(from: weights, count: k)
@@ -149,10 +159,20 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             tileRows = pixels <= packedRows * 3 / 2 ? pixels : packedRows
             gemm = nil
             let rows = g.batch * pixels
-            packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
-                                instead: pointwise ? kernels.plainGEMM(columns: g.outC, rows: rows)
-                                    : kernels.windowGEMM(columns: g.outC, rows: rows),
-                                tapLength: g.inC)
+            let instead = nchw ? nil : pointwise ? kernels.plainGEMM(columns: g.outC, rows: rows)
+                : kernels.windowGEMM(columns: g.outC, rows: rows)
+            if let order {
+                let k = self.k, columns = geometry.outC
+                var reordered = [Float](repeating: 0, count: columns * k)
+                for o in 0..<columns { for (j, i) in order.enumerated() { reordered[o * k + j] = weights[o * k + i] } }
+                packed = reordered.withUnsafeBufferPointer { w in
+                    PackedGEMM(weights: w.baseAddress ?? weights, k: k, columns: columns, epilogue: epilogue,
+                               kernels: kernels)
+                }
+            } else {
+                packed = PackedGEMM(weights: weights, k: k, columns: g.outC, epilogue: epilogue, kernels: kernels,
+                                    instead: instead, tapLength: g.inC)
+            }
             afterGEMM = Epilogue()
             return
         }
@@ -342,7 +362,7 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 let iy0 = oy * g.strideH - g.padTop
                 let rowsInside = g.dilationH == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH
                 let o = out + done * g.outC, first = n * pixels + p
-                if rowsInside && interior.contains(ox) {
+                if rowsInside && interior.contains(ox) && windowOrder == nil {
                     let run = min(rowLeft, interior.upperBound - ox)
                     packed.multiply(base + (iy0 * g.inW + ox * g.strideW - g.padLeft) * c, lda: g.strideW * c,
                                     rows: run,
@@ -353,10 +373,12 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
                 let run = rowsInside && ox < interior.lowerBound ? min(rowLeft, interior.lowerBound - ox) : rowLeft
                 if gathers {
                     im2col(image: n, firstPixel: p, rows: run, into: scratch + gathered * k, leadingOne: false)
+                    reorderWindows(scratch + gathered * k, rows: run)
                     for j in 0..<run { gatheredAt[gathered + j] = done + j }
                     gathered += run
                 } else {
                     im2col(image: n, firstPixel: p, rows: run, into: scratch, leadingOne: false)
+                    reorderWindows(scratch, rows: run)
                     packed.multiply(scratch, lda: k, rows: run, into: o, ldc: g.outC, firstRow: first)
                 }
                 done += run
@@ -366,6 +388,20 @@ final class Conv2DLayer: Layer, CustomStringConvertible {
             packed.multiply(scratch, lda: k, rows: gathered, into: products, ldc: g.outC, firstRow: 0)
             for j in 0..<gathered {
                 (out + gatheredAt[j] * g.outC).update(from: products + j * g.outC, count: g.outC)
+            }
+        }
+    }
+
+    /// Gathered windows (`rows` of k floats at `p`) put in `windowOrder`, where the layer has one.
+    @inline(__always)
+    func reorderWindows(_ p: UnsafeMutablePointer<Float>, rows: Int) {
+        guard let windowOrder else { return }
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: k) { buffer in
+            guard let row = buffer.baseAddress else { return }
+            for r in 0..<rows {
+                let q = p + r * k
+                row.update(from: q, count: k)
+                for (j, i) in windowOrder.enumerated() { q[j] = row[i] }
             }
         }
     }

@@ -41,13 +41,21 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     let rowKernel: ((DepthwiseRowArguments) -> Void)?
     /// The windows the set sums in two chains (`Microkernels.depthwiseTwoChainTaps`), for `rowWithMultiplier`.
     let twoChainTaps: ClosedRange<Int>?
+    /// The taps' order where XNNPACK's arm64 build runs the layer in its sparse inference's NCHW layout
+    /// (`SparseInferenceOrders`), on a set that follows it; nil: column by column.
+    let tapOrder: DepthwiseTapOrder?
 
-    /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests).
+    /// `planar: false` keeps a portable layer on the row kernel even where OpenBLAS could run it (tests);
+    /// `sparseInference`: XNNPACK's arm64 build runs the layer NCHW (`Graph.Node.sparseInference`).
     init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
          output: UnsafeMutablePointer<Float>,
-         weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true, kernels: Microkernels = .portable) {
+         weights: UnsafePointer<Float>, epilogue: Epilogue, planar: Bool = true, kernels: Microkernels = .portable,
+         sparseInference: Bool = false) {
         g = geometry
         self.multiplier = multiplier
+        tapOrder = sparseInference && kernels.followsSparseInference && multiplier == 1
+            && geometry.strideH == geometry.strideW && geometry.kH == geometry.kW
+            ? SparseInferenceOrders.depthwise(kernel: geometry.kH, stride: geometry.strideH) : nil
         let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
         let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
         planes = planar && !kernels.set.fusesMultiplyAdd ? PlaneGeometry(geometry, multiplier: multiplier) : nil
@@ -145,7 +153,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let layer = DepthwiseConv2DLayer(geometry: padded ?? g, multiplier: 1, input: dst, output: output,
                                          outputPixelStride: outputPixelStride,
                                          weights: weights, epilogue: epilogue, padded: nil, rowKernel: rowKernel,
-                                         twoChainTaps: twoChainTaps)
+                                         twoChainTaps: twoChainTaps, tapOrder: tapOrder)
         paddedLayerCache = layer
         return layer
     }
@@ -161,7 +169,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let layer = DepthwiseConv2DLayer(geometry: g, multiplier: 1, input: input, output: output,
                                          outputPixelStride: pixelStride,
                                          weights: weights, epilogue: epilogue, padded: padded, rowKernel: rowKernel,
-                                         twoChainTaps: twoChainTaps)
+                                         twoChainTaps: twoChainTaps, tapOrder: tapOrder)
         outputLayerCache = layer
         return layer
     }
@@ -170,10 +178,12 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     private init(geometry: ConvGeometry, multiplier: Int, input: UnsafeMutablePointer<Float>,
                  output: UnsafeMutablePointer<Float>,
                  outputPixelStride: Int, weights: UnsafePointer<Float>, epilogue: Epilogue, padded: ConvGeometry?,
-                 rowKernel: ((DepthwiseRowArguments) -> Void)?, twoChainTaps: ClosedRange<Int>?) {
+                 rowKernel: ((DepthwiseRowArguments) -> Void)?, twoChainTaps: ClosedRange<Int>?,
+                 tapOrder: DepthwiseTapOrder?) {
         g = geometry
         self.rowKernel = rowKernel
         self.twoChainTaps = twoChainTaps
+        self.tapOrder = tapOrder
         self.multiplier = multiplier
         self.input = input
         self.output = output
@@ -352,9 +362,11 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         let window = RowWindow(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW,
                                strideW: g.strideW,
                                padLeft: padLeft, iy0: iy0)
-        return DepthwiseRowArguments(window: window, weights: weights, bias: epilogue.bias,
-                                     output: output, outW: g.outW, outputPixelStride: outputPixelStride, lo: lo, hi: hi,
-                                     alpha: epilogue.alpha)
+        var arguments = DepthwiseRowArguments(window: window, weights: weights, bias: epilogue.bias,
+                                              output: output, outW: g.outW, outputPixelStride: outputPixelStride,
+                                              lo: lo, hi: hi, alpha: epilogue.alpha)
+        arguments.tapOrder = tapOrder
+        return arguments
     }
 
     /// The general path (any depth multiplier and dilation): output channel `o` reads input

@@ -8,6 +8,9 @@ import TasksVisionKernelsPortable
 /// top = tl + (tr - tl) * ax, bottom = bl + (br - bl) * ax, out = top + (bottom - top) * ay,
 /// each product and sum rounded to float in that order (XNNPACK's SSE kernel; on arm64 each
 /// product and sum is one fused multiply-add, as its neonfma kernel), on the set's row kernel.
+/// Where XNNPACK's arm64 build runs the layer NCHW (its sparse inference), its CHW kernel's sum:
+/// left = tl + (bl - tl) * ay, right = tr + (br - tr) * ay, out = left + (right - left) * ax,
+/// and a source column on the last one reads the last two with ax = 1.
 final class ResizeBilinearLayer: Layer {
     let kind = "RESIZE_BILINEAR"
     let input: UnsafePointer<Float>
@@ -17,6 +20,8 @@ final class ResizeBilinearLayer: Layer {
     /// Per output column: the left and right neighbours' offsets (in floats) and the weight of the right one.
     let xLow: UnsafeMutablePointer<Int>, xHigh: UnsafeMutablePointer<Int>, xFraction: UnsafeMutablePointer<Float>
     let rowKernel: (ResizeRowArguments) -> Void
+    /// XNNPACK's arm64 NCHW order (`ResizeRowArguments.rowsFirst`).
+    let rowsFirst: Bool
 
     /// XNNPACK's `xnn_indirection_init_resize_bilinear2d_hwc_f32`, one axis.
     static func axis(out: Int, in size: Int, alignCorners: Bool, halfPixel: Bool) -> [(lo: Int, hi: Int, frac: Float)] {
@@ -34,12 +39,18 @@ final class ResizeBilinearLayer: Layer {
 
     init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, batch: Int, inH: Int, inW: Int,
          channels: Int,
-         outH: Int, outW: Int, alignCorners: Bool, halfPixelCenters: Bool, kernels: Microkernels = .portable) {
+         outH: Int, outW: Int, alignCorners: Bool, halfPixelCenters: Bool, kernels: Microkernels = .portable,
+         sparseInference: Bool = false) {
         self.input = input
         self.output = output
         self.batch = batch; self.inH = inH; self.inW = inW; self.channels = channels; self.outH = outH; self.outW = outW
         ys = Self.axis(out: outH, in: inH, alignCorners: alignCorners, halfPixel: halfPixelCenters)
-        let xs = Self.axis(out: outW, in: inW, alignCorners: alignCorners, halfPixel: halfPixelCenters)
+        rowsFirst = sparseInference && kernels.followsSparseInference && inW > 1
+        var xs = Self.axis(out: outW, in: inW, alignCorners: alignCorners, halfPixel: halfPixelCenters)
+        if rowsFirst {
+            // XNNPACK's `xnn_indirection_init_resize_bilinear2d_chw_f32`: its kernel reads a column and the next.
+            xs = xs.map { $0.lo == inW - 1 ? (inW - 2, inW - 1, 1) : $0 }
+        }
         xLow = .allocate(capacity: max(outW, 1))
         xHigh = .allocate(capacity: max(outW, 1))
         xFraction = .allocate(capacity: max(outW, 1))
@@ -62,10 +73,13 @@ final class ResizeBilinearLayer: Layer {
     func run(_ context: RunContext) {
         parallelFor(batch * outH, context: context) { item, _ in
             let n = item / outH, y = ys[item % outH]
-            rowKernel(ResizeRowArguments(top: input + (n * inH + y.lo) * inW * channels,
-                                         bottom: input + (n * inH + y.hi) * inW * channels, xLow: xLow, xHigh: xHigh,
-                                         xFraction: xFraction, yFraction: y.frac, channels: channels,
-                                         output: output + (n * outH + item % outH) * outW * channels, outW: outW))
+            var arguments = ResizeRowArguments(top: input + (n * inH + y.lo) * inW * channels,
+                                               bottom: input + (n * inH + y.hi) * inW * channels, xLow: xLow,
+                                               xHigh: xHigh, xFraction: xFraction, yFraction: y.frac,
+                                               channels: channels,
+                                               output: output + (n * outH + item % outH) * outW * channels, outW: outW)
+            arguments.rowsFirst = rowsFirst
+            rowKernel(arguments)
         }
     }
 }
