@@ -65,10 +65,10 @@ struct Microkernels {
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
     let depthwiseTwoChainTaps: ClosedRange<Int>?
 
-    /// `features` choose `elementwise` only, as XNNPACK's config does; the set chooses the rest.
+    /// `features` choose the x86 `elementwise` variant only, as XNNPACK's config does; the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
-        elementwise = set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
+        elementwise = set == .neon ? .neon : set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1,
                          run: TasksVisionKernelsAVX2.f32GEMMNarrow)]

@@ -210,8 +210,9 @@ public struct ResizeRowArguments {
 
 /// A depthwise window's taps in the order a kernel sums them, in one or two chains: `taps` lists tap indices (ky * kW
 /// + kx) in order, the first `firstChain` of them summed from the bias, the rest from zero, the two chains added at
-/// the end (XNNPACK's arm64 NCHW kernels of its sparse inference). Immutable once made.
-public final class DepthwiseTapOrder: @unchecked Sendable {
+/// the end (XNNPACK's arm64 NCHW kernels of its sparse inference). A program constant: its storage is allocated once
+/// and never freed, so the row arguments carry it as plain values (no reference counting in the kernels' calls).
+public struct DepthwiseTapOrder: @unchecked Sendable {
     public let taps: UnsafePointer<Int>
     public let count: Int
     public let firstChain: Int
@@ -223,6 +224,4 @@ public final class DepthwiseTapOrder: @unchecked Sendable {
         count = taps.count
         self.firstChain = min(firstChain, taps.count)
     }
-
-    deinit { UnsafeMutablePointer(mutating: taps).deallocate() }
 }

@@ -550,7 +550,45 @@ final class XNNPACKElementwiseTests: XCTestCase {
         XCTAssert(XNNPACKElementwise.sigmoidAVX512(.nan).isNaN && XNNPACKElementwise.sigmoidAVX2(.nan).isNaN)
     }
 
-    /// The sigmoid and softmax variant is the CPU's (XNNPACK's config), not the forced set's.
+    /// The arm64 kernels (`neonfma_rr1_lut64_p2_nr2recps` sigmoid, `neonfma_rr1_lut64_p2` softmax with flush-to-zero)
+    /// against TFLite's arm64 build: Tests/Fixtures/engine/arm64_elementwise.json, from
+    /// tools/reference_arm64_elementwise.py on an emulated Neoverse V1 (specials, far and subnormal inputs, softmax
+    /// rows of 1 to 64 values and one whose smallest output flushes to zero).
+    func testNEONSigmoidAndSoftmaxAreTFLiteArm64s() throws {
+        let url = URL(fileURLWithPath: TestPaths.fixtures + "/engine/arm64_elementwise.json")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        func floats(_ v: Any?) -> [Float] { ((v as? [Any]) ?? []).map { Float(bitPattern: UInt32(($0 as? Int) ?? 0)) } }
+        let sigmoid = json?["sigmoid"] as? [String: Any]
+        let xs = floats(sigmoid?["x"]), ys = floats(sigmoid?["y"])
+        XCTAssertGreaterThan(xs.count, 1000)
+        XCTAssertEqual(xs.count, ys.count)
+        var differ = 0
+        for (x, y) in zip(xs, ys) where XNNPACKElementwise.sigmoidNEON(x).bitPattern != y.bitPattern {
+            differ += 1
+            if differ < 5 { XCTFail("sigmoid(\(x)) = \(XNNPACKElementwise.sigmoidNEON(x)), TFLite arm64 gives \(y)") }
+        }
+        XCTAssertEqual(differ, 0)
+        XCTAssertGreaterThan(zip(xs, ys).filter { XNNPACKElementwise.sigmoidAVX2($0.0) != $0.1 }.count, 100,
+                             "the x86 kernels give other bits")
+        let rows = (json?["softmax"] as? [[String: Any]]) ?? []
+        XCTAssertGreaterThan(rows.count, 10)
+        for row in rows {
+            let x = floats(row["x"]), want = floats(row["y"])
+            var got = [Float](repeating: .nan, count: x.count)
+            x.withUnsafeBufferPointer { xb in
+                got.withUnsafeMutableBufferPointer { yb in
+                    if let xp = xb.baseAddress, let yp = yb.baseAddress {
+                        XNNPACKElementwise.Variant.neon.softmax(xp, yp, count: x.count)
+                    }
+                }
+            }
+            XCTAssertEqual(got.map(\.bitPattern), want.map(\.bitPattern), "softmax of \(x.count) values")
+        }
+        XCTAssertEqual(rows.last.map { floats($0["y"]).last }, 0, "an output below 2^-126 flushed to zero")
+        XCTAssertEqual(Microkernels(.neon).elementwise, .neon)
+    }
+
+    /// The sigmoid and softmax variant is the CPU's on x86 (XNNPACK's config), not the forced set's; arm64 has one.
     func testVariantFollowsTheCPU() {
         let avx2CPU = CPUFeatures(flags: ["sse2", "avx", "avx2", "fma"])
         let avx512CPU = CPUFeatures(flags: avx2CPU.flags.union(["avx512f", "avx512dq", "avx512bw", "avx512vl",
@@ -563,6 +601,7 @@ final class XNNPACKElementwiseTests: XCTestCase {
         XCTAssertEqual(Microkernels(.avx2, features: avx512CPU).elementwise?.lanes, 16)
         #endif
         XCTAssertNil(Microkernels(.portable, features: avx512CPU).elementwise, "the portable set keeps its formulas")
-        XCTAssertNil(Microkernels(.neon, features: CPUFeatures(flags: ["asimd"])).elementwise)
+        XCTAssertEqual(Microkernels(.neon, features: CPUFeatures(flags: ["asimd"])).elementwise, .neon,
+                       "arm64: XNNPACK's neonfma kernels on every core")
     }
 }

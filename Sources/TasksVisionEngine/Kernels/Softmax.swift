@@ -7,8 +7,8 @@ final class SoftmaxLayer: Layer {
     let output: UnsafeMutablePointer<Float>
     let rows: Int, depth: Int
     let beta: Float
-    /// The vector width whose summation order XNNPACK's kernel follows (0: the portable sum).
-    let xnnpackLanes: Int
+    /// XNNPACK's kernels for this CPU (nil: the portable formula).
+    let xnnpack: XNNPACKElementwise.Variant?
 
     init(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, rows: Int, depth: Int, beta: Float,
          kernels: Microkernels = .portable) {
@@ -17,19 +17,12 @@ final class SoftmaxLayer: Layer {
         self.rows = rows
         self.depth = depth
         self.beta = beta
-        xnnpackLanes = beta == 1 ? kernels.elementwise?.lanes ?? 0 : 0
+        xnnpack = beta == 1 ? kernels.elementwise : nil
     }
 
     func run(_ context: RunContext) {
-        if xnnpackLanes > 0 {
-            for r in 0..<rows {
-                let x = input + r * depth, y = output + r * depth
-                var m = -Float.infinity
-                for i in 0..<depth { m = max(m, x[i]) }
-                for i in 0..<depth { y[i] = XNNPACKElementwise.expMinusMax(x[i] - m) }
-                let scale = 1 / XNNPACKElementwise.sum(UnsafePointer(y), count: depth, lanes: xnnpackLanes)
-                for i in 0..<depth { y[i] *= scale }
-            }
+        if let xnnpack {
+            for r in 0..<rows { xnnpack.softmax(input + r * depth, output + r * depth, count: depth) }
             return
         }
         for r in 0..<rows {

@@ -1,6 +1,7 @@
 import TasksVisionKernels
 
-/// XNNPACK's sigmoid and softmax, element by element as its x86 microkernels compute them
+/// XNNPACK's sigmoid and softmax, element by element as its x86 microkernels compute them (its arm64 ones:
+/// XNNPACKElementwiseNEON.swift)
 /// (`xnn_f32_vsigmoid_ukernel__avx512f_rr2_lut32_p2_perm2_scalef_div`,
 /// `..._avx2_rr1_p5_div`, `xnn_f32_raddstoreexpminusmax_ukernel__avx512f_rr2_p5_u64_acc2` and
 /// `..._avx2_rr2_p5_u32_acc2`, with the softmax scaled by a correctly rounded 1 / sum), for the
@@ -8,12 +9,13 @@ import TasksVisionKernels
 /// one rounding. These ops see a handful of values per inference (hand presence and handedness,
 /// the pose flag, a classifier's 4 to 8 classes), so scalar code serves.
 enum XNNPACKElementwise {
-    /// The x86 kernel pair XNNPACK's configs pick for a CPU: AVX-512F's where the CPU has it, else
-    /// AVX2's. It follows the CPU, not our kernel set, because the two give different bits (up to
-    /// a few ulp) and the reference is TFLite on the same CPU: an AVX2 set forced on an AVX-512
-    /// CPU still matches it. Other CPUs have no variant here (the portable formulas run).
+    /// The kernel pair XNNPACK's configs pick: on x86, AVX-512F's where the CPU has it, else AVX2's.
+    /// That follows the CPU, not our kernel set, because the two give different bits (up to a few
+    /// ulp) and the reference is TFLite on the same CPU: an AVX2 set forced on an AVX-512 CPU still
+    /// matches it. On arm64 the set's (`neon`, XNNPACKElementwiseNEON.swift). Other CPUs have no
+    /// variant here (the portable formulas run).
     enum Variant: Sendable {
-        case avx2, avx512
+        case avx2, avx512, neon
 
         init?(for features: CPUFeatures) {
             #if arch(x86_64)
@@ -27,11 +29,29 @@ enum XNNPACKElementwise {
             switch self {
             case .avx2: return XNNPACKElementwise.sigmoidAVX2
             case .avx512: return XNNPACKElementwise.sigmoidAVX512
+            case .neon: return XNNPACKElementwise.sigmoidNEON
             }
         }
 
+        /// One softmax row of `count` values from `x` into `y`: `exp(x - max)`, their sum in the kernel's order,
+        /// and each value times the rounded 1 / sum.
+        func softmax(_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, count: Int) {
+            if self == .neon { return XNNPACKElementwise.softmaxNEON(x, y, count: count) }
+            var m = -Float.infinity
+            for i in 0..<count { m = max(m, x[i]) }
+            for i in 0..<count { y[i] = XNNPACKElementwise.expMinusMax(x[i] - m) }
+            let scale = 1 / XNNPACKElementwise.sum(UnsafePointer(y), count: count, lanes: lanes)
+            for i in 0..<count { y[i] *= scale }
+        }
+
         /// The vector width whose order the softmax sum follows.
-        var lanes: Int { self == .avx512 ? 16 : 8 }
+        var lanes: Int {
+            switch self {
+            case .avx512: return 16
+            case .avx2: return 8
+            case .neon: return 4
+            }
+        }
     }
 
     // exp(x) for x <= 0: 2^n * (1 + t p(t)), n from a magic-bias rounding, t = x - n ln 2 in two steps.

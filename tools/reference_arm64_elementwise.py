@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Fixtures of XNNPACK's arm64 sigmoid and softmax: TFLite's own arm64 build (ai-edge-litert, XNNPACK delegate,
+one thread) on one-op LOGISTIC and SOFTMAX models, for the `neon` set's emulation of those kernels
+(Sources/TasksVisionEngine/Kernels/XNNPACKElementwiseNEON.swift), which the tests check on every machine.
+
+Run on arm64 Linux, or in the emulated arm64 root tools/arm64_check.sh sets up (qemu computes the reciprocal
+estimate and flush-to-zero as the architecture defines them):
+
+    chroot ../arm64-check/arm64 /opt/venv/bin/python tools/reference_arm64_elementwise.py OUT.json
+
+and copy OUT.json to Tests/Fixtures/engine/arm64_elementwise.json.
+"""
+import json, platform, sys
+import flatbuffers
+import numpy as np
+from ai_edge_litert.interpreter import Interpreter
+
+
+def one_op_model(opcode, n, softmax_beta=None):
+    """A .tflite flatbuffer of one op from a [1, n] input to a [1, n] output (schema field numbers)."""
+    b = flatbuffers.Builder(1024)
+
+    def vec_int(values):
+        b.StartVector(4, len(values), 4)
+        for v in reversed(values):
+            b.PrependInt32(v)
+        return b.EndVector()
+
+    def vec_tables(items):
+        b.StartVector(4, len(items), 4)
+        for t in reversed(items):
+            b.PrependUOffsetTRelative(t)
+        return b.EndVector()
+
+    def tensor(buf, name):
+        nm, shape = b.CreateString(name), vec_int([1, n])
+        b.StartObject(4)
+        b.PrependUOffsetTRelativeSlot(0, shape, 0)
+        b.PrependInt8Slot(1, 0, -1)
+        b.PrependUint32Slot(2, buf, 0xFFFFFFFF)
+        b.PrependUOffsetTRelativeSlot(3, nm, 0)
+        return b.EndObject()
+
+    buffers = []
+    for _ in range(3):
+        b.StartObject(3)
+        buffers.append(b.EndObject())
+    tensors = [tensor(1, "input"), tensor(2, "output")]
+    options = None
+    if softmax_beta is not None:
+        b.StartObject(1)
+        b.PrependFloat32Slot(0, softmax_beta, 0.0)
+        options = b.EndObject()
+    ins, outs = vec_int([0]), vec_int([1])
+    b.StartObject(5)
+    b.PrependUOffsetTRelativeSlot(1, ins, 0)
+    b.PrependUOffsetTRelativeSlot(2, outs, 0)
+    if options is not None:
+        b.PrependUint8Slot(3, 9, 0)  # SoftmaxOptions
+        b.PrependUOffsetTRelativeSlot(4, options, 0)
+    op = b.EndObject()
+    tvec, opvec, gin, gout = vec_tables(tensors), vec_tables([op]), vec_int([0]), vec_int([1])
+    b.StartObject(5)
+    b.PrependUOffsetTRelativeSlot(0, tvec, 0)
+    b.PrependUOffsetTRelativeSlot(1, gin, 0)
+    b.PrependUOffsetTRelativeSlot(2, gout, 0)
+    b.PrependUOffsetTRelativeSlot(3, opvec, 0)
+    subgraph = b.EndObject()
+    b.StartObject(4)
+    b.PrependInt8Slot(0, opcode, 0)
+    b.PrependInt32Slot(2, 1, 1)
+    b.PrependInt32Slot(3, opcode, 0)
+    code = b.EndObject()
+    codes, graphs, bufs = vec_tables([code]), vec_tables([subgraph]), vec_tables(buffers)
+    desc = b.CreateString("reference_arm64_elementwise")
+    b.StartObject(5)
+    b.PrependUint32Slot(0, 3, 0)
+    b.PrependUOffsetTRelativeSlot(1, codes, 0)
+    b.PrependUOffsetTRelativeSlot(2, graphs, 0)
+    b.PrependUOffsetTRelativeSlot(3, desc, 0)
+    b.PrependUOffsetTRelativeSlot(4, bufs, 0)
+    b.Finish(b.EndObject(), b"TFL3")
+    return bytes(b.Output())
+
+
+def run(model, x):
+    it = Interpreter(model_content=model, num_threads=1)
+    it.allocate_tensors()
+    it.set_tensor(it.get_input_details()[0]["index"], x.reshape(1, -1))
+    it.invoke()
+    return it.get_tensor(it.get_output_details()[0]["index"]).ravel()
+
+
+def bits(a):
+    return [int(v) for v in np.asarray(a, dtype=np.float32).view(np.uint32)]
+
+
+def main():
+    if platform.machine() not in ("aarch64", "arm64"):
+        sys.exit("reference_arm64_elementwise: run on arm64 (see the header)")
+    rng = np.random.default_rng(20261204)
+    specials = np.array([0, -0.0, 1, -1, 0.25, -0.25, 20, -20, 87, -87, 87.33654, -87.33654, 88, -88, 1e-40, -1e-40,
+                         1e-30, -1e-30, 3.4e38, -3.4e38, np.inf, -np.inf], dtype=np.float32)
+    x = np.concatenate([specials, (rng.standard_normal(1000) * 6).astype(np.float32),
+                        rng.uniform(-90, 90, 500).astype(np.float32)])
+    sigmoid = {"x": bits(x), "y": bits(run(one_op_model(14, x.size), x))}
+    softmax = []
+    for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 23, 37, 64]:
+        row = (rng.standard_normal(n) * 4).astype(np.float32)
+        softmax.append({"x": bits(row), "y": bits(run(one_op_model(25, n, 1.0), row))})
+    # Outputs below 2^-126, flushed to zero by XNNPACK (its threads run with the FPCR's FZ bit).
+    row = np.array([0.0] * 1000 + [-87.0], dtype=np.float32)
+    softmax.append({"x": bits(row), "y": bits(run(one_op_model(25, row.size, 1.0), row))})
+    out = {"generator": "tools/reference_arm64_elementwise.py", "machine": platform.machine(),
+           "sigmoid": sigmoid, "softmax": softmax}
+    with open(sys.argv[1] if len(sys.argv) > 1 else "arm64_elementwise.json", "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    main()
