@@ -308,4 +308,8 @@ public enum EngineArithmetic {
     public static var defaultKernelSet: KernelSet { (try? KernelSet.fromEnvironment()) ?? .portable }
     /// Whether interpreters created with default options sum as XNNPACK does.
     public static var sumsAsXNNPACK: Bool { defaultKernelSet.sumsAsXNNPACK }
+    /// Whether they give TFLite-XNNPACK's and MediaPipe's results on x86-64 bit for bit (where the tests' fixtures
+    /// were made): the x86 FMA sets. The arm64 set gives XNNPACK's arm64 results, which differ from x86's in the
+    /// layers the README names (arm64); tools/arm64_check.sh compares it with TFLite's arm64 build.
+    public static var matchesX86XNNPACK: Bool { defaultKernelSet != .neon && sumsAsXNNPACK }
 }

@@ -13,7 +13,7 @@ import XCTest
 /// In free-running video mode each frame's crop comes from the previous frame's landmarks, so
 /// float differences compound from frame to frame (`testVideoSensitivity` measures how much);
 /// `testVideoModeOneStep` checks every video frame from MediaPipe's own previous frame. On a
-/// kernel set where every layer sums as XNNPACK does (`EngineArithmetic.sumsAsXNNPACK`), image and free-running video
+/// kernel set where every layer sums as XNNPACK does (`EngineArithmetic.matchesX86XNNPACK`), image and free-running video
 /// results must moreover equal MediaPipe's values at the fixtures' six decimals.
 final class HandLandmarkerParityTests: XCTestCase {
     struct Fixture: Decodable {
@@ -147,7 +147,7 @@ final class HandLandmarkerParityTests: XCTestCase {
     /// On a kernel set where every layer sums as XNNPACK does (every FMA set; the portable set on
     /// OpenBLAS's AVX-512 kernels): every value equals MediaPipe's to the fixtures' six decimals.
     static func assertExact(_ stats: Stats, _ what: String) {
-        guard EngineArithmetic.sumsAsXNNPACK else { return }
+        guard EngineArithmetic.matchesX86XNNPACK else { return }
         XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
 

@@ -108,7 +108,7 @@ final class PoseLandmarkerParityTests: XCTestCase {
     /// On a kernel set that sums as XNNPACK does (every FMA set; the portable set on OpenBLAS's
     /// AVX-512 kernels): every value equals MediaPipe's to the fixtures' six decimals.
     static func assertExact(_ stats: Stats, _ what: String) {
-        guard EngineArithmetic.sumsAsXNNPACK else { return }
+        guard EngineArithmetic.matchesX86XNNPACK else { return }
         XCTAssertEqual(stats.countMismatches, 0, "\(what): frames with another pose count")
         XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
@@ -145,7 +145,7 @@ final class PoseLandmarkerParityTests: XCTestCase {
     /// pixels one level brighter shows how far such a sequence moves by itself, and our distance
     /// from MediaPipe must stay within three times that (or the bounds, if larger).
     func videoMode(_ key: String) throws {
-        let exact = EngineArithmetic.sumsAsXNNPACK
+        let exact = EngineArithmetic.matchesX86XNNPACK
         for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/pose").sorted()
             where name.hasPrefix("video_\(key)_") {
             let fx = try Self.fixture(name)

@@ -101,7 +101,7 @@ final class PoseSegmentationParityTests: XCTestCase {
     }
 
     static func assertExact(_ stats: Stats, _ what: String) {
-        guard EngineArithmetic.sumsAsXNNPACK else { return }
+        guard EngineArithmetic.matchesX86XNNPACK else { return }
         XCTAssertEqual(stats.countMismatches, 0, "\(what): results with another number of masks")
         XCTAssertEqual(stats.quantizedDifferent, 0, "\(what): quantized mask values differing from MediaPipe's")
         XCTAssertLessThanOrEqual(stats.worstRelativeSum, 1e-9, "\(what): float mask sums")
@@ -155,7 +155,7 @@ final class PoseSegmentationParityTests: XCTestCase {
             let frames = try FileManager.default.contentsOfDirectory(atPath: Paths.sequences + "/" + sequence)
                 .filter { $0.hasSuffix(".png") }.sorted()
             let pipeline = try Self.pipeline(model)
-            let exact = EngineArithmetic.sumsAsXNNPACK
+            let exact = EngineArithmetic.matchesX86XNNPACK
             let nudgedPipeline = exact ? nil : try Self.pipeline(model)
             var stats = Stats()
             var sensitiveCounts = 0
