@@ -54,12 +54,6 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
     pad = padding(inH, kH, s, outH)
     b = flatbuffers.Builder(1024)
 
-    def vec_int(values):
-        b.StartVector(4, len(values), 4)
-        for v in reversed(values):
-            b.PrependInt32(v)
-        return b.EndVector()
-
     def buffer(data):
         if data is None:
             b.StartObject(3)
@@ -75,7 +69,7 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
 
     def tensor(shape, buf, name):
         n = b.CreateString(name)
-        sh = vec_int(shape)
+        sh = vec_int(b, shape)
         b.StartObject(4)
         b.PrependUOffsetTRelativeSlot(0, sh, 0)
         b.PrependInt8Slot(1, 0, -1)  # FLOAT32, written even though it is the default
@@ -103,7 +97,7 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
         b.PrependInt32Slot(4, 1, 0)
         b.PrependInt32Slot(5, 1, 0)
     options = b.EndObject()
-    ins, outs = vec_int([0, 1, 2]), vec_int([3])
+    ins, outs = vec_int(b, [0, 1, 2]), vec_int(b, [3])
     b.StartObject(5)
     b.PrependUint32Slot(0, 0, 0)
     b.PrependUOffsetTRelativeSlot(1, ins, 0)
@@ -112,28 +106,42 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
     b.PrependUOffsetTRelativeSlot(4, options, 0)
     operator = b.EndObject()
 
-    def vec_tables(items):
-        b.StartVector(4, len(items), 4)
-        for t in reversed(items):
-            b.PrependUOffsetTRelative(t)
-        return b.EndVector()
+    return finish_model(b, tensors, operator, 4 if depthwise else 3, buffers, [0], [3], "bench_layers")
 
-    tvec, opvec = vec_tables(tensors), vec_tables([operator])
-    gin, gout = vec_int([0]), vec_int([3])
+
+def vec_int(b, values):
+    """A flatbuffer vector of int32."""
+    b.StartVector(4, len(values), 4)
+    for v in reversed(values):
+        b.PrependInt32(v)
+    return b.EndVector()
+
+
+def vec_tables(b, items):
+    """A flatbuffer vector of tables."""
+    b.StartVector(4, len(items), 4)
+    for t in reversed(items):
+        b.PrependUOffsetTRelative(t)
+    return b.EndVector()
+
+
+def finish_model(b, tensors, operator, opcode, buffers, inputs, outputs, description):
+    """A .tflite flatbuffer of one subgraph running one operator of builtin code `opcode` (schema version 3)."""
+    tvec, opvec = vec_tables(b, tensors), vec_tables(b, [operator])
+    gin, gout = vec_int(b, inputs), vec_int(b, outputs)
     b.StartObject(5)
     b.PrependUOffsetTRelativeSlot(0, tvec, 0)
     b.PrependUOffsetTRelativeSlot(1, gin, 0)
     b.PrependUOffsetTRelativeSlot(2, gout, 0)
     b.PrependUOffsetTRelativeSlot(3, opvec, 0)
     subgraph = b.EndObject()
-    code = 4 if depthwise else 3
     b.StartObject(4)
-    b.PrependInt8Slot(0, code, 0)
+    b.PrependInt8Slot(0, opcode, 0)
     b.PrependInt32Slot(2, 1, 1)
-    b.PrependInt32Slot(3, code, 0)
-    opcode = b.EndObject()
-    codes, graphs, bufs = vec_tables([opcode]), vec_tables([subgraph]), vec_tables(buffers)
-    desc = b.CreateString("bench_layers")
+    b.PrependInt32Slot(3, opcode, 0)
+    code = b.EndObject()
+    codes, graphs, bufs = vec_tables(b, [code]), vec_tables(b, [subgraph]), vec_tables(b, buffers)
+    desc = b.CreateString(description)
     b.StartObject(5)
     b.PrependUint32Slot(0, 3, 0)
     b.PrependUOffsetTRelativeSlot(1, codes, 0)

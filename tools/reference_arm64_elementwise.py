@@ -14,26 +14,15 @@ import json, platform, sys
 import flatbuffers
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter
+from bench_layers import finish_model, vec_int
 
 
 def one_op_model(opcode, n, softmax_beta=None):
     """A .tflite flatbuffer of one op from a [1, n] input to a [1, n] output (schema field numbers)."""
     b = flatbuffers.Builder(1024)
 
-    def vec_int(values):
-        b.StartVector(4, len(values), 4)
-        for v in reversed(values):
-            b.PrependInt32(v)
-        return b.EndVector()
-
-    def vec_tables(items):
-        b.StartVector(4, len(items), 4)
-        for t in reversed(items):
-            b.PrependUOffsetTRelative(t)
-        return b.EndVector()
-
     def tensor(buf, name):
-        nm, shape = b.CreateString(name), vec_int([1, n])
+        nm, shape = b.CreateString(name), vec_int(b, [1, n])
         b.StartObject(4)
         b.PrependUOffsetTRelativeSlot(0, shape, 0)
         b.PrependInt8Slot(1, 0, -1)
@@ -51,7 +40,7 @@ def one_op_model(opcode, n, softmax_beta=None):
         b.StartObject(1)
         b.PrependFloat32Slot(0, softmax_beta, 0.0)
         options = b.EndObject()
-    ins, outs = vec_int([0]), vec_int([1])
+    ins, outs = vec_int(b, [0]), vec_int(b, [1])
     b.StartObject(5)
     b.PrependUOffsetTRelativeSlot(1, ins, 0)
     b.PrependUOffsetTRelativeSlot(2, outs, 0)
@@ -59,28 +48,7 @@ def one_op_model(opcode, n, softmax_beta=None):
         b.PrependUint8Slot(3, 9, 0)  # SoftmaxOptions
         b.PrependUOffsetTRelativeSlot(4, options, 0)
     op = b.EndObject()
-    tvec, opvec, gin, gout = vec_tables(tensors), vec_tables([op]), vec_int([0]), vec_int([1])
-    b.StartObject(5)
-    b.PrependUOffsetTRelativeSlot(0, tvec, 0)
-    b.PrependUOffsetTRelativeSlot(1, gin, 0)
-    b.PrependUOffsetTRelativeSlot(2, gout, 0)
-    b.PrependUOffsetTRelativeSlot(3, opvec, 0)
-    subgraph = b.EndObject()
-    b.StartObject(4)
-    b.PrependInt8Slot(0, opcode, 0)
-    b.PrependInt32Slot(2, 1, 1)
-    b.PrependInt32Slot(3, opcode, 0)
-    code = b.EndObject()
-    codes, graphs, bufs = vec_tables([code]), vec_tables([subgraph]), vec_tables(buffers)
-    desc = b.CreateString("reference_arm64_elementwise")
-    b.StartObject(5)
-    b.PrependUint32Slot(0, 3, 0)
-    b.PrependUOffsetTRelativeSlot(1, codes, 0)
-    b.PrependUOffsetTRelativeSlot(2, graphs, 0)
-    b.PrependUOffsetTRelativeSlot(3, desc, 0)
-    b.PrependUOffsetTRelativeSlot(4, bufs, 0)
-    b.Finish(b.EndObject(), b"TFL3")
-    return bytes(b.Output())
+    return finish_model(b, tensors, op, opcode, buffers, [0], [1], "reference_arm64_elementwise")
 
 
 def run(model, x):
