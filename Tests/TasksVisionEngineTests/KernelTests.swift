@@ -569,8 +569,9 @@ final class KernelTests: KernelTestCase {
         ReduceLayer(kind: "MEAN", function: .mean, input: xB.pointer, inShape: [2, 3, 4], axes: [1],
                     output: oB.pointer).run(context)
         for i in 0..<2 { for k in 0..<4 {
-            XCTAssertEqual(oB.values[i * 4 + k], (0..<3).map { x[(i * 3 + $0) * 4 + k] }.reduce(0, +) / 3,
-                           accuracy: 1e-6)
+            let column: [Float] = (0..<3).map { j in x[(i * 3 + j) * 4 + k] }
+            let mean: Float = column.reduce(0, +) / 3
+            XCTAssertEqual(oB.values[i * 4 + k], mean, accuracy: 1e-6)
         } }
         ReduceLayer(kind: "REDUCE_MAX", function: .max, input: xB.pointer, inShape: [2, 3, 4], axes: [0, 2],
                     output: oB.pointer).run(context)

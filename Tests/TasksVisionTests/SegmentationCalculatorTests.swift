@@ -75,7 +75,8 @@ final class SegmentationCalculatorTests: XCTestCase {
         let inv = try XCTUnwrap(InverseMatrix.invert(m))
         for i in 0..<4 {
             for j in 0..<4 {
-                let p = (0..<4).reduce(Float(0)) { $0 + m[i * 4 + $1] * inv[$1 * 4 + j] }
+                var p: Float = 0
+                for k in 0..<4 { p += m[i * 4 + k] * inv[k * 4 + j] }
                 XCTAssertEqual(p, i == j ? 1 : 0, accuracy: 1e-6, "(\(i), \(j))")
             }
         }
