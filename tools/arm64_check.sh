@@ -5,6 +5,8 @@
 # exactly, so the bits are those of a real arm64 processor; the times are not.
 #
 #   bash tools/arm64_check.sh [WORK_DIR] [compare_engine.py arguments]     # WORK_DIR defaults to ../arm64-check
+#   bash tools/arm64_check.sh WORK_DIR --tests [XCTest filter]              # the test suite instead, e.g.
+#       --tests TasksVisionEngineTests.ModelParityTests,TasksVisionTests.PoseLandmarkerParityTests (all without one)
 #
 # What it sets up in WORK_DIR (once; about 20 minutes and 3 GB, then about 5 minutes a run):
 #   - qemu-user-static, registered with binfmt_misc with the fix-binary flag, so the arm64 root runs as a chroot;
@@ -106,5 +108,22 @@ ln -sfn "$repo/.build-arm64/release/vision" "$repo/.build/release/vision"
 
 chroot "$arm" "$repo/.build/release/vision" kernels
 echo "arm64_check: CPU part $part (QEMU_CPU=$QEMU_CPU)"
+
+if [ "${1:-}" = --tests ]; then
+  # Debian's swiftlang 6.2.3 ships Swift Testing's Foundation overlay without its library, which a test bundle
+  # links (no symbol of it is used): an empty stand-in in the arm64 root.
+  overlay="$arm/usr/lib/swift/linux/lib_Testing_Foundation.so"
+  if [ ! -e "$overlay" ]; then
+    : >"$work/empty.c"
+    chroot "$amd" /usr/libexec/swift/bin/clang --target=aarch64-linux-gnu -shared -nostdlib -fuse-ld=lld \
+      -o "$work/lib_Testing_Foundation.so" "$work/empty.c"
+    cp "$work/lib_Testing_Foundation.so" "$overlay"
+  fi
+  chroot "$amd" env HOME=/root bash -c "cd '$repo' && swift build -c release -Xswiftc -enable-testing --build-tests \
+    --scratch-path .build-arm64 --triple aarch64-unknown-linux-gnu --sdk '$arm' --toolset '$work/toolset.json' 2>&1 \
+    | grep -v '^\[' | tail -3"
+  chroot "$arm" env HOME=/root bash -c "cd '$repo' && .build-arm64/release/TasksVisionPackageTests.xctest ${2:-}"
+  exit
+fi
 chroot "$arm" env HOME=/root /opt/venv/bin/python "$repo/tools/compare_engine.py" --sets neon "$@" 2>&1 \
   | grep -v "^INFO: Created TensorFlow Lite"
