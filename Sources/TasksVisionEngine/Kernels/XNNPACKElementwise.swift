@@ -146,7 +146,8 @@ enum XNNPACKElementwise {
     /// vector width, two accumulators over blocks of four vectors, then single vectors, a masked
     /// tail, and the lanes halved pairwise (as `_mm512_reduce_add_ps`, or the AVX2 shuffle tree).
     static func sum(_ values: UnsafePointer<Float>, count: Int, lanes: Int) -> Float {
-        var acc0 = [Float](repeating: 0, count: lanes), acc1 = acc0
+        // At most 16 lanes (AVX-512), in registers: no allocation per row.
+        var acc0 = SIMD16<Float>(), acc1 = acc0
         var i = 0
         while i + 4 * lanes <= count {
             for l in 0..<lanes { acc0[l] += values[i + l] }

@@ -104,7 +104,7 @@ extension XNNPACKElementwise {
             if v.isNaN || m.isNaN { m = .nan } else if v > m || v == m && v.sign == .plus { m = v }
         }
         for i in 0..<count { y[i] = expMinusMaxNEON(flushed(flushed(x[i]) - m)) }
-        var lanes: [Float] = [0, 0, 0, 0]
+        var lanes = SIMD4<Float>()
         let whole = count / 4 * 4
         for i in 0..<whole { lanes[i % 4] = flushed(lanes[i % 4] + y[i]) }
         var sum = flushed(flushed(lanes[0] + lanes[1]) + flushed(lanes[2] + lanes[3]))
