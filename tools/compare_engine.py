@@ -6,6 +6,12 @@ parity tests scale it.
 
     swift build -c release && python3 tools/compare_engine.py [--seed N] [--sets avx512 avx2 portable]
 
+`--emulate CPU` runs TFLite under `qemu-x86_64-static -cpu CPU` (one of EMULATED: EPYC-Milan for a Zen 3, EPYC
+for a Zen 1, Haswell, ...): XNNPACK then picks the kernels it would pick on that CPU. Ours run natively, forced to
+a set (`--sets avx2`), told by TASKSVISION_CPUINFO that they run on that CPU (its vendor, family and model; only
+the flags this machine has too). qemu computes each fused multiply-add exactly, so the bits are that CPU's. qemu
+7.2 has no AVX-512, so an AVX-512 Xeon cannot be emulated this way.
+
 Inputs are new every seed: uniform noise over the model's input range, and a test photo (a random one of
 ../shared/testdata/images, a random crop, resized) normalized as the tasks normalize it. Nothing here is a
 fixture; the tests hold the committed ones. Needs `pip install ai-edge-litert numpy pillow`.
@@ -27,6 +33,24 @@ MODELS = {
     "pose_landmark_full.tflite": (0, 1), "pose_landmark_lite.tflite": (0, 1),
     "gesture_embedder.tflite": None, "canned_gesture_classifier.tflite": None,
 }
+
+
+# qemu CPU model -> (vendor_id, cpu family, model) as /proc/cpuinfo on that CPU reads; all have AVX2 and FMA3.
+EMULATED = {
+    "EPYC": ("AuthenticAMD", 23, 1), "EPYC-Rome": ("AuthenticAMD", 23, 49), "EPYC-Milan": ("AuthenticAMD", 25, 1),
+    "Haswell": ("GenuineIntel", 6, 60), "Broadwell": ("GenuineIntel", 6, 61),
+    "Skylake-Client": ("GenuineIntel", 6, 94),
+}
+EMULATED_FLAGS = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt avx f16c fma avx2 bmi1 bmi2"
+
+
+def emulated_cpuinfo(cpu, directory):
+    vendor, family, model = EMULATED[cpu]
+    path = os.path.join(directory, "cpuinfo")
+    with open(path, "w") as f:
+        f.write(f"processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: {model}\n"
+                f"model name\t: emulated {cpu}\nflags\t\t: {EMULATED_FLAGS}\n")
+    return path
 
 
 def ulps(a, b):
@@ -58,16 +82,41 @@ def inputs_for(name, details, rng):
     return cases
 
 
+def reference_run(path, inputs, out):
+    """TFLite's outputs for `inputs` (.npy files), saved as out/K.npy; the child half of --emulate."""
+    it = Interpreter(model_path=path, num_threads=1)
+    it.allocate_tensors()
+    for d, name in zip(it.get_input_details(), inputs):
+        it.set_tensor(d["index"], np.load(name))
+    it.invoke()
+    for k, d in enumerate(it.get_output_details()):
+        np.save(os.path.join(out, f"{k}.npy"), it.get_tensor(d["index"]).astype(np.float32))
+
+
+def emulated_outputs(cpu, path, inputs, out, count):
+    os.makedirs(out, exist_ok=True)
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import compare_engine as c; "
+            "c.reference_run(sys.argv[2], sys.argv[4:], sys.argv[3])")
+    subprocess.run(["qemu-x86_64-static", "-cpu", cpu, sys.executable, "-c", code, os.path.dirname(__file__),
+                    path, out, *inputs], check=True, capture_output=True)
+    return [np.load(os.path.join(out, f"{k}.npy")).ravel() for k in range(count)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "little"))
     ap.add_argument("--sets", nargs="+", default=None, help="kernel sets (default: every one this CPU supports)")
     ap.add_argument("--models", nargs="+", default=list(MODELS))
+    ap.add_argument("--emulate", metavar="CPU", choices=sorted(EMULATED),
+                    help="run TFLite under qemu-x86_64-static -cpu CPU, ours as on that CPU")
     args = ap.parse_args()
+    scratch = tempfile.TemporaryDirectory()
+    identity = {"TASKSVISION_CPUINFO": emulated_cpuinfo(args.emulate, scratch.name)} if args.emulate else {}
     sets = args.sets or subprocess.run([VISION, "kernels", "--supported"], check=True, capture_output=True,
-                                       text=True).stdout.split()
+                                       text=True, env=dict(os.environ, **identity)).stdout.split()
     rng = np.random.default_rng(args.seed)
-    print(f"seed {args.seed}; kernel sets {' '.join(sets)}")
+    print(f"seed {args.seed}; kernel sets {' '.join(sets)}" + (f"; TFLite on emulated {args.emulate}"
+                                                                if args.emulate else ""))
     print(f"{'model':40} {'input':6} {'set':9} {'out':>3} {'same bits':>11} {'max ulp':>8} {'max scaled':>10}")
     worst = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,11 +131,15 @@ def main():
                     it.set_tensor(d["index"], v)
                     flags += ["--input", os.path.join(tmp, f"in{i}.npy")]
                     np.save(flags[-1], v)
-                it.invoke()
-                refs = [it.get_tensor(d["index"]).astype(np.float32).ravel() for d in it.get_output_details()]
+                if args.emulate:
+                    refs = emulated_outputs(args.emulate, path, flags[1::2], os.path.join(tmp, "tflite"),
+                                            len(it.get_output_details()))
+                else:
+                    it.invoke()
+                    refs = [it.get_tensor(d["index"]).astype(np.float32).ravel() for d in it.get_output_details()]
                 for kernel_set in sets:
                     out = os.path.join(tmp, kernel_set)
-                    env = dict(os.environ, TASKSVISION_KERNELS=kernel_set)
+                    env = dict(os.environ, TASKSVISION_KERNELS=kernel_set, **identity)
                     subprocess.run([VISION, "model", "run", *flags, "--output", out, path], check=True,
                                    capture_output=True, env=env)
                     for k, ref in enumerate(refs):

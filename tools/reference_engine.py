@@ -3,6 +3,13 @@
 
     python3 tools/reference_engine.py            # writes Tests/Fixtures/engine/
 
+    # XNNPACK's results on the first Zen (AMD family 23, models 00h-1Fh), whose GEMMs sum in their own order:
+    qemu-x86_64-static -cpu EPYC python3 tools/reference_engine.py --emulated EPYC \
+        --models hand_landmark_lite face_detection_short_range gesture_embedder canned_gesture_classifier
+
+`--emulated CPU` writes Tests/Fixtures/engine/emulated-CPU/ (outputs and manifest; photo inputs stay in engine/)
+and records CPU in its manifest; run it under `qemu-x86_64-static -cpu CPU` (qemu 7.2: AVX2 and exact FMA).
+
 Needs `pip install ai-edge-litert numpy pillow` and a filled Models/ (tools/setup.sh).
 Outputs come from the TFLite interpreter with its default XNNPACK delegate, one thread.
 
@@ -89,9 +96,17 @@ def run(data, inputs, resolver=None):
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--emulated", metavar="CPU", help="the qemu CPU model this runs under")
+    ap.add_argument("--models", nargs="+", help="fixture keys (default: all)")
+    args = ap.parse_args()
+    out = os.path.join(OUT, f"emulated-{args.emulated}") if args.emulated else OUT
+    os.makedirs(out, exist_ok=True)
     manifest = []
     for key, files, kind, norm, photos in SPECS:
+        if args.models and key not in args.models:
+            continue
         data = model_bytes(files[0])
         probe = Interpreter(model_content=data)
         in_details = probe.get_input_details()
@@ -116,7 +131,11 @@ def main():
                 pixels = np.asarray(img, dtype=np.uint8)
                 stem = os.path.splitext(photo)[0]
                 pix_name = f"pixels__{stem}_{w}x{h}.npy"
-                np.save(os.path.join(OUT, pix_name), pixels)
+                if args.emulated:
+                    if not np.array_equal(np.load(os.path.join(OUT, pix_name)), pixels):
+                        sys.exit(f"{pix_name} differs from the committed one")
+                else:
+                    np.save(os.path.join(OUT, pix_name), pixels)
                 mean, std = np.float32(norm[0]), np.float32(norm[1])
                 value = (pixels.astype(np.float32) - mean) / std
                 cases.append((stem, [{"kind": "pixels", "file": pix_name, "mean": float(mean), "std": float(std)}],
@@ -137,14 +156,15 @@ def main():
                 fname = f"{key}__{name}_out{i}.npy"
                 # Large outputs (segmentation, heatmaps) keep every LARGE_STRIDE-th element to bound fixture size.
                 stride = LARGE_STRIDE if o.size > LARGE_OUTPUT else 1
-                np.save(os.path.join(OUT, fname), o.reshape(-1)[::stride] if stride > 1 else o)
+                np.save(os.path.join(out, fname), o.reshape(-1)[::stride] if stride > 1 else o)
                 names.append({"file": fname, "shape": list(o.shape), "stride": stride, "tfliteSpread": spread})
             entries.append({"name": name, "inputs": specs, "outputs": names})
         manifest.append({"key": key, "files": files, "cases": entries})
         print(f"{key}: {len(entries)} cases")
-    with open(os.path.join(OUT, "manifest.json"), "w") as f:
-        json.dump({"generator": "tools/reference_engine.py", "interpreter": "ai-edge-litert (XNNPACK, 1 thread)",
-                   "models": manifest}, f, indent=1)
+    interpreter = "ai-edge-litert (XNNPACK, 1 thread)" + (f", under qemu -cpu {args.emulated}" if args.emulated else "")
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump({"generator": "tools/reference_engine.py", "interpreter": interpreter, "models": manifest}, f,
+                  indent=1)
 
 
 if __name__ == "__main__":

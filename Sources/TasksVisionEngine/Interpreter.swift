@@ -29,6 +29,9 @@ public final class Interpreter {
         /// landmark model 8% faster on Zen 5), on the portable set interleaved. Results are the
         /// same bits either way.
         public var interleavesBlocks: Bool?
+        /// The processor whose XNNPACK sums to follow, for tests (its flags limited to this one's:
+        /// `CPUFeatures.running(on:)`); nil: this one (`CPUFeatures.current`).
+        var processor: CPUFeatures?
         public init(threads: Int = 1, kernels: KernelSet? = nil, interleavesBlocks: Bool? = nil) {
             self.threads = threads
             self.kernels = kernels
@@ -96,7 +99,7 @@ public final class Interpreter {
         } catch let error as KernelSetError {
             throw EngineError.invalidArgument(error.description)
         }
-        let kernels = Microkernels(kernelSet)
+        let kernels = Microkernels(kernelSet, features: options.processor?.running(on: .current) ?? .current)
 
         let graph = try ExecutionPlan.loadGraph(model)
         let (steps, root) = ExecutionPlan.schedule(graph)

@@ -20,6 +20,8 @@ struct Microkernels {
         let nr: Int
         let vectors: Int
         let run: (GEMMArguments) -> Void
+        /// Weights packed in XNNPACK's `s4` layout (`PackedWeights(rotatedQuadsOf:...)`), not plainly.
+        var rotatedQuads = false
     }
     /// A row kernel (depthwise convolution, max pooling) and the fewest channels it runs on vectors.
     struct RowKernel<Arguments> {
@@ -58,6 +60,9 @@ struct Microkernels {
     /// (`windowGEMM(columns:rows:)`): XNNPACK's arm64 IGEMM sums those in two chains, restarting at each tap
     /// (`GEMMArguments.tapLength`), on every core measured (Neoverse V1 and N1, tools/arm64_check.sh); nil elsewhere.
     let oneWindowPairsGEMM: GEMM?
+    /// On the AVX2 set, on the first Zen (`CPUFeatures.gemmSumsRotatedQuads`), the GEMM of every convolution and
+    /// fully connected layer, which XNNPACK's x86 build sums there in rotated quads (see its file); nil elsewhere.
+    let rotatedQuadsGEMM: GEMM?
     /// Whether the layers XNNPACK runs in its sparse inference's NCHW layout (`Graph.Node.sparseInference`) take
     /// its NCHW kernels' orders (`SparseInferenceOrders`): on the arm64 set, where XNNPACK runs that layout.
     var followsSparseInference: Bool { self.set == .neon }
@@ -65,7 +70,8 @@ struct Microkernels {
     /// and odd ones from zero, as XNNPACK's arm64 25-tap kernel; nil: one chain (XNNPACK's x86 kernels).
     let depthwiseTwoChainTaps: ClosedRange<Int>?
 
-    /// `features` choose the x86 `elementwise` variant only, as XNNPACK's config does; the set chooses the rest.
+    /// `features` choose what XNNPACK's configs choose by the CPU (the x86 `elementwise` variant, the first Zen's
+    /// rotated quads, the arm64 cores' one-row pairs, Zen 4's half-width tiles for speed); the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
         elementwise = set == .neon ? .neon : set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
@@ -82,6 +88,9 @@ struct Microkernels {
                          run: TasksVisionKernelsNEON.f32GEMMPairs)
         oneRowPairsGEMM = set == .neon && features.oneRowGEMMSumsInPairs ? pairs : nil
         oneWindowPairsGEMM = set == .neon ? pairs : nil
+        rotatedQuadsGEMM = set == .avx2 && features.gemmSumsRotatedQuads
+            ? GEMM(nr: TasksVisionKernelsAVX2.gemmRotatedQuadsNR, vectors: 2,
+                   run: TasksVisionKernelsAVX2.f32GEMMRotatedQuads, rotatedQuads: true) : nil
         switch set {
         case .avx512:
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
@@ -120,23 +129,43 @@ struct Microkernels {
         }
     }
 
-    /// The arm64 GEMM a 1x1 convolution or fully connected layer of `columns` columns and `rows` rows takes instead of
-    /// the set's tiles, if any: the lane-chain GEMM where tiles of 2 columns pad less than tiles of 8 (columns not a
-    /// multiple of 8, nor one short of one), as TFLite's arm64 build chooses its two-column kernel (measured: 1, 2,
-    /// 4, 6, 9, 10, 12, 28, 36, 38, 42, 108 columns take it; 39 and 63 do not); else, for one row, the two-chain
-    /// one-row GEMM on the cores that sum so.
+    /// The GEMM a 1x1 convolution or fully connected layer of `columns` columns and `rows` rows takes instead of
+    /// the set's tiles, if any. XNNPACK runs such a convolution as a fully connected layer, which takes its `nr2`
+    /// configuration (narrower tiles) where `usesNR2` says. On the first Zen the default configuration is the
+    /// rotated-quads GEMM, the `nr2` one sums in one chain (its `4x8` kernels): measured under emulation, 16, 28,
+    /// 32, 48, 64 and 1000 columns sum in rotated quads there, 8, 12, 20, 24, 36 and 40 in one chain. On arm64 the
+    /// `nr2` tiles (two columns) are the lane-chain GEMM (measured: 1, 2, 4, 6, 9, 10, 12, 28, 36, 38, 42, 108 columns
+    /// take it; 39 and 63 do not); else, for one row, the two-chain one-row GEMM on the cores that sum so.
     func plainGEMM(columns: Int, rows: Int) -> GEMM? {
-        if (columns + 1) / 2 * 2 < (columns + 7) / 8 * 8, let laneChainGEMM { return laneChainGEMM }
+        if let rotatedQuadsGEMM {
+            return Self.usesNR2(nr: rotatedQuadsGEMM.nr, nr2: rotatedQuadsGEMM.nr / 2, columns: columns)
+                ? nil : rotatedQuadsGEMM
+        }
+        // XNNPACK's arm64 tiles: 8 columns, 2 in its `nr2` configuration (packed here one column per block).
+        if let laneChainGEMM, Self.usesNR2(nr: 8, nr2: 2, columns: columns) { return laneChainGEMM }
         return rows == 1 ? oneRowPairsGEMM : nil
     }
 
-    /// The arm64 GEMM a KxK convolution of `columns` output channels and `rows` output pixels takes instead of the
-    /// set's tiles, if any: for one pixel or fewer than 8 channels, the two-chain GEMM with its parity restarting at
-    /// each tap, as TFLite's arm64 build sums them (measured on Neoverse V1 and N1: one pixel at 1, 16, 24, 40, 117
-    /// and 195 columns, 1 to 7 columns at 16x16 and 256x256 pixels, 3 to 192 channels, padded or not; 8, 9, 12 and
-    /// 16 columns of 2 pixels or more sum one chain there). One column over a large map takes the one-channel row
-    /// kernel, which sums so too on this set.
-    func windowGEMM(columns: Int, rows: Int) -> GEMM? { rows == 1 || columns < 8 ? oneWindowPairsGEMM : nil }
+    /// XNNPACK's `xnn_use_nr2`: whether a fully connected layer of `columns` output channels takes the `nr2` tiles
+    /// instead of the `nr` ones: when it has fewer columns than a default tile, or when the `nr2` tiles pad fewer
+    /// columns and the default ones pad more than 1% of them.
+    static func usesNR2(nr: Int, nr2: Int, columns: Int) -> Bool {
+        let padding = (nr - columns % nr) % nr, padding2 = (nr2 - columns % nr2) % nr2
+        return nr > columns || (padding2 < padding && padding * 100 > columns)
+    }
+
+    /// The GEMM a KxK convolution of `columns` output channels and `rows` output pixels takes instead of the
+    /// set's tiles, if any. On the first Zen, the rotated-quads GEMM from 16 columns (XNNPACK's convolution takes its
+    /// `nr2` tiles, one chain, only below its default tile's width; measured: 20, 28, 36 and 40 columns rotated, 12
+    /// in one chain), its groups restarting at each tap. On arm64, for one pixel or fewer than 8 channels, the
+    /// two-chain GEMM with its parity restarting at each tap, as TFLite's arm64 build sums them (measured on
+    /// Neoverse V1 and N1: one pixel at 1, 16, 24, 40, 117 and 195 columns, 1 to 7 columns at 16x16 and 256x256
+    /// pixels, 3 to 192 channels, padded or not; 8, 9, 12 and 16 columns of 2 pixels or more sum one chain there).
+    /// One column over a large map takes the one-channel row kernel, which sums so too on that set.
+    func windowGEMM(columns: Int, rows: Int) -> GEMM? {
+        if let rotatedQuadsGEMM { return columns < rotatedQuadsGEMM.nr ? nil : rotatedQuadsGEMM }
+        return rows == 1 || columns < 8 ? oneWindowPairsGEMM : nil
+    }
 
     /// The GEMM of a product of `columns` columns, from the table `gemms(columns:)` gives it.
     func gemm(columns: Int) -> GEMM? { Self.gemm(columns: columns, in: gemms(columns: columns)) }

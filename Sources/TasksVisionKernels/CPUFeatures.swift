@@ -13,17 +13,20 @@ public struct CPUFeatures: Sendable, Equatable {
     public let vendor: String
     /// `cpu family` of x86 processors (25 for AMD Zen 3 and Zen 4, 6 for Intel's cores); 0 elsewhere.
     public let family: Int
+    /// `model` of x86 processors (1 for a Zen 1 EPYC, 17 for a Zen 4 EPYC); 0 elsewhere.
+    public let model: Int
     /// `CPU implementer` and `CPU part` of an arm64 Linux processor's first core (0x41 and 0xd0c: Arm Neoverse N1);
     /// 0 elsewhere.
     public let armImplementer: Int
     public let armPart: Int
 
-    public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0,
+    public init(flags: Set<String>, modelName: String = "", vendor: String = "", family: Int = 0, model: Int = 0,
                 armImplementer: Int = 0, armPart: Int = 0) {
         self.flags = flags
         self.modelName = modelName
         self.vendor = vendor
         self.family = family
+        self.model = model
         self.armImplementer = armImplementer
         self.armPart = armPart
     }
@@ -36,8 +39,31 @@ public struct CPUFeatures: Sendable, Equatable {
             && [0xd03, 0xd04, 0xd05, 0xd07, 0xd08, 0xd09, 0xd0a, 0xd0b, 0xd0c, 0xd0d].contains(armPart)
     }
 
+    /// Whether XNNPACK's x86 build gives this core its `s4` GEMMs (`4x16s4`, `1x16s4`, their IGEMMs), by its
+    /// `gemm-config.c`: the first Zen (cpuinfo's `zen`: AMD family 23, models 00h-1Fh, Naples to Picasso), on the
+    /// AVX2 path. Those sum each group of four k of column n from k = n mod 4, wrapping round. Hygon's Dhyana is
+    /// named there too, but cpuinfo never decodes it (it looks for family 0), so it gets the default kernels.
+    public var gemmSumsRotatedQuads: Bool { vendor == "AuthenticAMD" && family == 23 && model < 0x20 && hasAVX2FMA }
+
     /// The features of the processor this runs on, probed once.
-    public static let current: CPUFeatures = probe()
+    ///
+    /// `TASKSVISION_CPUINFO` names a file in `/proc/cpuinfo`'s format to take the processor's identity from
+    /// (vendor, family, model, arm part), so that this machine behaves as that one would, e.g. to check the kernel
+    /// choices of another CPU against TFLite emulated as that CPU. Only the flags the real processor also has are
+    /// kept, so no instruction it lacks ever runs.
+    public static let current: CPUFeatures = {
+        let real = probe()
+        guard let path = ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"], !path.isEmpty,
+              let text = try? String(contentsOfFile: path, encoding: .utf8)
+        else { return real }
+        return parse(cpuinfo: text).running(on: real)
+    }()
+
+    /// This processor's identity with only the flags `real` has too: what an engine on `real` may behave as.
+    public func running(on real: CPUFeatures) -> CPUFeatures {
+        CPUFeatures(flags: flags.intersection(real.flags), modelName: modelName, vendor: vendor, family: family,
+                    model: model, armImplementer: armImplementer, armPart: armPart)
+    }
 
     /// AVX2 with FMA3 (Haswell, Zen and later).
     public var hasAVX2FMA: Bool { flags.contains("avx2") && flags.contains("fma") }
@@ -77,7 +103,7 @@ public struct CPUFeatures: Sendable, Equatable {
     /// Features from the text of `/proc/cpuinfo` (the first processor's `flags` on x86,
     /// `Features` on arm64).
     public static func parse(cpuinfo: String) -> CPUFeatures {
-        var flags = Set<String>(), model = "", vendor = "", family: Int?, implementer: Int?, part: Int?
+        var flags = Set<String>(), model = "", vendor = "", family: Int?, number: Int?, implementer: Int?, part: Int?
         for line in cpuinfo.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingCharacters(in: .whitespaces)
@@ -90,6 +116,8 @@ public struct CPUFeatures: Sendable, Equatable {
                 vendor = value.trimmingCharacters(in: .whitespaces)
             } else if family == nil && key == "cpu family" {
                 family = Int(value.trimmingCharacters(in: .whitespaces))
+            } else if number == nil && key == "model" {
+                number = Int(value.trimmingCharacters(in: .whitespaces))
             } else if implementer == nil && key == "CPU implementer" {
                 implementer = hexadecimal(value)
             } else if part == nil && key == "CPU part" {
@@ -97,7 +125,7 @@ public struct CPUFeatures: Sendable, Equatable {
             }
         }
         return CPUFeatures(flags: flags.union(baselineFlags), modelName: model, vendor: vendor, family: family ?? 0,
-                           armImplementer: implementer ?? 0, armPart: part ?? 0)
+                           model: number ?? 0, armImplementer: implementer ?? 0, armPart: part ?? 0)
     }
 
     /// `0x41` (as /proc/cpuinfo writes its arm64 fields) as a number; nil if it is not one.

@@ -29,7 +29,8 @@ public struct GEMMArguments {
     public var segments: Int = 1
     public var segmentStride: Int = 0
     /// The floats of one kernel tap (a KxK convolution's input channels), for a kernel whose sum restarts its
-    /// pattern at each tap (the arm64 two-chain GEMM, `f32GEMMPairs`); 0: the whole row is one run.
+    /// pattern at each tap (the arm64 two-chain GEMM, `f32GEMMPairs`; the rotated-quads GEMM of the first Zen,
+    /// `f32GEMMRotatedQuads`); 0: the whole row is one run.
     public var tapLength: Int = 0
 
     public init(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, packed: UnsafePointer<Float>,
@@ -147,10 +148,13 @@ public final class PackedWeights {
     public let data: UnsafeMutablePointer<Float>
     public let count: Int
     public let nr: Int
+    /// Floats per column: the bias and k weights (more in the rotated-quads layout, whose taps are padded).
+    public let depth: Int
 
     /// `weights` is [n, k] row-major (a TFLite CONV_2D or FULLY_CONNECTED filter).
     public init(weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, n: Int, k: Int, nr: Int) {
         self.nr = nr
+        depth = k + 1
         let blocks = (n + nr - 1) / nr
         count = max(blocks * (k + 1) * nr, 1)
         data = allocateAlignedFloats(count)
@@ -167,7 +171,59 @@ public final class PackedWeights {
         }
     }
 
+    /// The layout of XNNPACK's `s4` kernels (`xnn_pack_f32_gemm_goi_w` with `sr` = 4), for `f32GEMMRotatedQuads`:
+    /// per block of `nr` columns, the biases, then per tap of `tapLength` floats (k / tapLength taps, the whole row
+    /// when 0) its k in groups of four (the last padded with zeros), each group four rows of `nr` weights, row s
+    /// holding for column j the weight of the group's k = (j + s) mod 4.
+    public init(rotatedQuadsOf weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?, n: Int, k: Int,
+                tapLength: Int, nr: Int) {
+        self.nr = nr
+        let tap = Self.tap(k: k, tapLength: tapLength), taps = k / tap, padded = (tap + 3) / 4 * 4
+        depth = 1 + taps * padded
+        let blocks = (n + nr - 1) / nr
+        count = max(blocks * depth * nr, 1)
+        data = allocateAlignedFloats(count)
+        data.initialize(repeating: 0, count: count)
+        for block in 0..<blocks {
+            let base = data + block * depth * nr
+            for j in 0..<nr {
+                let column = block * nr + j
+                guard column < n else { break }
+                base[j] = bias?[column] ?? 0
+                let row = weights + column * k
+                for t in 0..<taps {
+                    for group in stride(from: 0, to: tap, by: 4) {
+                        for s in 0..<4 {
+                            let i = group + (j + s) % 4
+                            guard i < tap else { continue }
+                            base[(1 + t * padded + group + s) * nr + j] = row[t * tap + i]
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The floats of one tap of the rotated-quads layout: `tapLength` where it divides k, else the whole row.
+    @inlinable public static func tap(k: Int, tapLength: Int) -> Int {
+        tapLength > 0 && k % tapLength == 0 ? tapLength : max(k, 1)
+    }
+
     deinit { deallocateAlignedFloats(data) }
+}
+
+/// The GEMM tiles' epilogue on one output of a kernel that finishes output by output (the one-column and
+/// rotated-quads GEMMs): the residual (column `j` of row `r`, where it has one), the clamp, then PReLU.
+@inlinable @inline(__always)
+public func scalarEpilogue(_ sum: Float, _ p: GEMMArguments, row r: Int, column j: Int, clamps: Bool) -> Float {
+    var s = sum
+    if let residual = p.residual, j < p.residualChannels { s += residual[r &* p.residualStride &+ j] }
+    if clamps {
+        let y = p.lo > s ? p.lo : s
+        s = p.hi < y ? p.hi : y
+    }
+    if let alpha = p.alpha, s < 0 { s *= alpha[j] }
+    return s
 }
 
 /// One output row of a max pooling: each output the largest input of its window (taps outside

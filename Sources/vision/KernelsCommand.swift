@@ -7,7 +7,8 @@ enum KernelsCommand {
         command: "kernels", summary: "The CPU, the kernel sets it supports and the one in use.",
         positional: [],
         options: [.flag("--supported", "print only the supported sets, one a line, fastest first")],
-        notes: ["\(KernelSet.environmentVariable)=portable|avx2|avx512|neon forces a set."])
+        notes: ["\(KernelSet.environmentVariable)=portable|avx2|avx512|neon forces a set.",
+                "TASKSVISION_CPUINFO=FILE (in /proc/cpuinfo's format) makes the engine follow XNNPACK as on that CPU."])
 
     static func run(_ args: [String]) throws {
         let options = try table.parse(args)
@@ -29,5 +30,11 @@ enum KernelsCommand {
         print("in use: \(inUse)\(forced ? " (\(KernelSet.environmentVariable))" : "")")
         print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") "
               + "(OpenBLAS kernels: \(BLASConfiguration.coreName))")
+        if ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"].map({ !$0.isEmpty }) ?? false {
+            print("behaving as: the CPU TASKSVISION_CPUINFO describes, with the flags this one has too")
+        }
+        if inUse == .avx2 && features.gemmSumsRotatedQuads {
+            print("GEMM order: XNNPACK's rotated quads (the first Zen's 4x16s4 kernels)")
+        }
     }
 }

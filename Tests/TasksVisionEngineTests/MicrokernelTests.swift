@@ -52,6 +52,23 @@ final class MicrokernelTests: KernelTestCase {
         XCTAssertFalse(f.hasAVX512)
         XCTAssertFalse(f.halvesWideVectors, "Zen 3: no AVX-512")
         XCTAssertFalse(CPUFeatures.parse(cpuinfo: "flags : sse2 avx2\n").hasAVX2FMA, "AVX2 without FMA")
+        // The first Zen (cpuinfo's `zen`: family 23, models 00h-1Fh) and no later one takes XNNPACK's rotated quads.
+        let naples = CPUFeatures.parse(cpuinfo: zen3.replacingOccurrences(of: "cpu family\t: 25\n",
+                                                                          with: "cpu family\t: 23\nmodel\t\t: 1\n"))
+        XCTAssertEqual(naples.model, 1)
+        XCTAssertTrue(naples.gemmSumsRotatedQuads, "Zen 1")
+        XCTAssertTrue(CPUFeatures(flags: f.flags, vendor: "AuthenticAMD", family: 23, model: 0x18).gemmSumsRotatedQuads,
+                      "Zen+ (Picasso)")
+        XCTAssertFalse(CPUFeatures(flags: f.flags, vendor: "AuthenticAMD", family: 23, model: 0x31).gemmSumsRotatedQuads,
+                       "Zen 2 (Rome)")
+        XCTAssertFalse(f.gemmSumsRotatedQuads, "Zen 3")
+        XCTAssertFalse(CPUFeatures(flags: f.flags, vendor: "HygonGenuine", family: 24, model: 1).gemmSumsRotatedQuads,
+                       "Hygon Dhyana: cpuinfo does not decode it")
+        // Behaving as another CPU keeps only the flags both have: never an instruction this one lacks.
+        let asNaples = naples.running(on: CPUFeatures(flags: ["sse2", "avx2"]))
+        XCTAssertEqual(asNaples.flags, ["sse2", "avx2"])
+        XCTAssertEqual(asNaples.family, 23)
+        XCTAssertFalse(asNaples.hasAVX2FMA)
         let avx512Flags = "flags : avx2 fma avx512f avx512dq avx512bw avx512vl avx512cd\n"
         let xeon = CPUFeatures.parse(cpuinfo: "vendor_id : GenuineIntel\ncpu family : 6\n" + avx512Flags)
         XCTAssertTrue(xeon.hasAVX512)
@@ -102,6 +119,24 @@ final class MicrokernelTests: KernelTestCase {
         XCTAssertEqual(widths(.portable, [24]), [0], "the portable set has no packed GEMM")
     }
 
+    /// XNNPACK's choice of its `nr2` tiles for a fully connected layer (and a 1x1 convolution, which it runs as one),
+    /// as measured on TFLite emulated as a first Zen (tools/compare_engine.py --emulate EPYC) and arm64.
+    func testNR2Choice() {
+        let zen1 = [8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64, 1000]
+        XCTAssertEqual(zen1.filter { Microkernels.usesNR2(nr: 16, nr2: 8, columns: $0) }, [8, 12, 20, 24, 36, 40])
+        let arm = [1, 2, 4, 6, 9, 10, 12, 28, 36, 38, 39, 42, 63, 108]
+        XCTAssertEqual(arm.filter { Microkernels.usesNR2(nr: 8, nr2: 2, columns: $0) },
+                       [1, 2, 4, 6, 9, 10, 12, 28, 36, 38, 42, 108])
+        XCTAssertFalse(Microkernels.usesNR2(nr: 16, nr2: 8, columns: 808), "8 columns of padding are under 1% of 808")
+        guard fmaSets.contains(.avx2) else { return }
+        let kernels = Microkernels(.avx2, features: Self.zen1)
+        XCTAssertEqual(zen1.map { kernels.plainGEMM(columns: $0, rows: 3)?.rotatedQuads ?? false },
+                       zen1.map { !Microkernels.usesNR2(nr: 16, nr2: 8, columns: $0) })
+        XCTAssertEqual([12, 16, 20, 40].map { kernels.windowGEMM(columns: $0, rows: 9)?.rotatedQuads ?? false },
+                       [false, true, true, true], "a KxK convolution takes `nr2` only below 16 columns")
+        XCTAssertNil(Microkernels(.avx2, features: CPUFeatures(flags: CPUFeatures.current.flags)).rotatedQuadsGEMM)
+    }
+
     func testInterpreterRefusesASetTheCPULacks() throws {
         guard let lacking = KernelSet.allCases.first(where: { !$0.isSupported() }) else { return }
         let path = try TestPaths.model("canned_gesture_classifier.tflite")
@@ -142,11 +177,20 @@ final class MicrokernelTests: KernelTestCase {
         return s
     }
 
+    /// The first Zen (an EPYC 7001, family 23 model 1), with this CPU's flags.
+    static let zen1 = CPUFeatures(flags: CPUFeatures.current.flags, vendor: "AuthenticAMD", family: 23, model: 1)
+
+    /// The order in which XNNPACK's rotated-quads kernels (the first Zen's) sum `count` floats of a tap for output
+    /// column `column`: each group of four from its k = column mod 4, wrapping round.
+    static func rotatedQuadOrder(count: Int, column: Int) -> [Int] {
+        stride(from: 0, to: count, by: 4).flatMap { g in (0..<4).map { g + (column + $0) % 4 }.filter { $0 < count } }
+    }
+
     /// A 2-D convolution as XNNPACK sums it (`chain`) and with each product rounded (`plain`); `lanes`: a 1x1
     /// convolution summed as `laneChains`; `pairs`: each tap's channels as `pairChains`, the two chains running on
-    /// across taps (arm64's one-row GEMM and IGEMM).
+    /// across taps (arm64's one-row GEMM and IGEMM); `rotated`: each tap's channels in `rotatedQuadOrder`.
     func reference(_ c: KernelTests.ConvCase, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?,
-                   alpha: [Float]?, lanes: Bool = false, pairs: Bool = false)
+                   alpha: [Float]?, lanes: Bool = false, pairs: Bool = false, rotated: Bool = false)
         -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
         let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
             ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
@@ -157,7 +201,7 @@ final class MicrokernelTests: KernelTestCase {
             for ky in 0..<c.k { for kx in 0..<c.k {
                 let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
                 if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
-                for i in 0..<c.cin {
+                for i in rotated ? Self.rotatedQuadOrder(count: c.cin, column: o) : Array(0..<c.cin) {
                     let x = input[(iy * c.w + ix) * c.cin + i], w = weights[((o * c.k + ky) * c.k + kx) * c.cin + i]
                     if pairs && i % 2 == 1 { odd = odd.addingProduct(x, w) } else { acc = acc.addingProduct(x, w) }
                     sum = sum + x * w
@@ -273,6 +317,7 @@ final class MicrokernelTests: KernelTestCase {
             return [(set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "GenuineIntel", family: 6))),
                     (set, Microkernels(set, features: CPUFeatures(flags: flags, vendor: "AuthenticAMD", family: 25)))]
         } + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
+            + (fmaSets.contains(.avx2) ? [(KernelSet.avx2, Microkernels(.avx2, features: Self.zen1))] : [])
         for (set, kernels) in variants {
             var oneChannelCases = 0
             for (c, withResidual, withAlpha) in cases {
@@ -289,8 +334,12 @@ final class MicrokernelTests: KernelTestCase {
                 // one (XNNPACK's IGEMM) of one pixel or fewer than 8 output channels on every core, per tap.
                 let pairs = !lanes && set == .neon
                     && (pointwise ? oh * ow == 1 && kernels.oneRowPairsGEMM != nil : oh * ow == 1 || c.cout < 8)
+                // The first Zen: rotated quads from 16 columns, but for 1x1 convolutions that XNNPACK gives its
+                // `nr2` tiles (see `testNR2Choice`).
+                let rotated = kernels.rotatedQuadsGEMM != nil
+                    && (pointwise ? !Microkernels.usesNR2(nr: 16, nr2: 8, columns: c.cout) : c.cout >= 16)
                 let ref = reference(c, input, weights, bias, residual: residual, alpha: alpha, lanes: lanes,
-                                    pairs: pairs)
+                                    pairs: pairs, rotated: rotated)
                 let inB = Buffer(input), wB = Buffer(weights), bB = Buffer(bias), outB = Buffer(zeros: ref.chain.count)
                 let rB = residual.map { Buffer($0) }, aB = alpha.map { Buffer($0) }
                 let g = ConvGeometry(batch: 1, inH: c.h, inW: c.w, inC: c.cin, outH: oh, outW: ow, outC: c.cout,
@@ -317,10 +366,12 @@ final class MicrokernelTests: KernelTestCase {
                     XCTAssertGreaterThan(zip(ref.plain, ref.chain).filter { $0.0 != $0.1 }.count, 0,
                                          "\(c): the check has teeth")
                 }
-                if lanes && c.cin >= 8 && ref.chain.count > 50 || pairs && !pointwise && ref.chain.count >= 20 {
+                if lanes && c.cin >= 8 && ref.chain.count > 50 || pairs && !pointwise && ref.chain.count >= 20
+                    || rotated && c.cin * c.k * c.k >= 8 && ref.chain.count > 50 {
                     let one = reference(c, input, weights, bias, residual: residual, alpha: alpha).chain
+                    let kind = lanes ? "lane chains" : pairs ? "two chains" : "rotated quads"
                     XCTAssertGreaterThan(zip(one, ref.chain).filter { $0.0 != $0.1 }.count, 0,
-                                         "\(c): one chain and \(lanes ? "lane chains" : "two chains") differ")
+                                         "\(c): one chain and \(kind) differ")
                 }
             }
             // On arm64 the 1x1 one-channel case takes the lane-chain GEMM.
@@ -332,9 +383,10 @@ final class MicrokernelTests: KernelTestCase {
         // The NEON kernels on every machine, on a neutral core and on one whose one-row GEMM sums in two chains.
         let variants = fmaSetsAndNEON.map { ($0, Microkernels($0)) }
             + [(KernelSet.neon, Microkernels(.neon, features: Self.neoverseN1))]
+            + (fmaSets.contains(.avx2) ? [(KernelSet.avx2, Microkernels(.avx2, features: Self.zen1))] : [])
         for (set, kernels) in variants {
             for (rows, inputs, units) in [(1, 1, 1), (1, 64, 128), (1, 1024, 7), (3, 65, 33), (13, 300, 17), (7, 16, 8),
-                                               (1, 63, 195), (1, 128, 300), (1, 40, 20)] {
+                                               (1, 63, 195), (1, 128, 300), (1, 40, 20), (3, 65, 48), (6, 30, 32)] {
                 let x = random(rows * inputs), w = random(units * inputs, -1, 1), b = random(units)
                 var ref = [Float](repeating: 0, count: rows * units)
                 for r in 0..<rows { for u in 0..<units {
@@ -343,6 +395,10 @@ final class MicrokernelTests: KernelTestCase {
                     let xs = x[r * inputs..<(r + 1) * inputs], ws = w[u * inputs..<(u + 1) * inputs]
                     if set == .neon && Self.takesLaneChains(columns: units) {
                         acc = Self.laneChains(xs, ws, bias: b[u])
+                    } else if kernels.rotatedQuadsGEMM != nil && !Microkernels.usesNR2(nr: 16, nr2: 8, columns: units) {
+                        acc = Self.rotatedQuadOrder(count: inputs, column: u).reduce(b[u]) {
+                            $0.addingProduct(xs[xs.startIndex + $1], ws[ws.startIndex + $1])
+                        }
                     } else if rows == 1 && kernels.oneRowPairsGEMM != nil {
                         acc = Self.pairChains(xs, ws, bias: b[u])
                     }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TasksVisionEngine
 import TasksVisionFormat
+import TasksVisionKernels
 import XCTest
 
 /// Every model's outputs against the TFLite interpreter's (tools/reference_engine.py),
@@ -53,8 +54,8 @@ final class ModelParityTests: XCTestCase {
         return false
     }
 
-    static func manifest() throws -> Manifest {
-        let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/engine/manifest.json"))
+    static func manifest(_ directory: String = "engine") throws -> Manifest {
+        let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.fixtures + "/\(directory)/manifest.json"))
         return try JSONDecoder().decode(Manifest.self, from: data)
     }
 
@@ -157,6 +158,45 @@ final class ModelParityTests: XCTestCase {
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
     func testModelMakerClassifierWithoutMetadata() throws {
         try checkModel("custom_gesture_classifier_modelmaker_testdata")
+    }
+
+    /// XNNPACK on the first Zen (AMD family 23, models 00h-1Fh), whose GEMMs sum in rotated quads
+    /// (`Microkernels.rotatedQuadsGEMM`): TFLite's outputs under qemu emulating an EPYC 7001
+    /// (tools/reference_engine.py --emulated EPYC). The AVX2 set, told it runs on such a CPU (AVX2 and FMA, no
+    /// AVX-512, so XNNPACK's AVX2 sigmoid too), gives them bit for bit, every value, at 1 and 2 threads.
+    func testFirstZenAsEmulated() throws {
+        guard KernelSet.avx2.isSupported() else { throw XCTSkip("the AVX2 set needs AVX2 and FMA") }
+        let naples = CPUFeatures(flags: ["sse2", "avx", "avx2", "fma"], modelName: "AMD EPYC 7601",
+                                 vendor: "AuthenticAMD", family: 23, model: 1)
+        let emulated = try Self.manifest("engine/emulated-EPYC"), x86 = try Self.manifest()
+        var values = 0, unlikeOtherCPUs = 0
+        for model in emulated.models {
+            for threads in [1, 2] {
+                var options = Interpreter.Options(threads: threads, kernels: .avx2)
+                options.processor = naples
+                let interpreter = try Interpreter(path: try TestPaths.model(model.files[0]), options: options)
+                for c in model.cases {
+                    let outputs = try interpreter.run(try Self.inputs(for: c, interpreter: interpreter))
+                    for (o, spec) in zip(outputs, c.outputs) {
+                        let reference = try NumpyArray.read(TestPaths.fixtures + "/engine/emulated-EPYC/" + spec.file)
+                            .floats()
+                        let ours = stride(from: 0, to: o.count, by: spec.stride).map { o[$0] }
+                        XCTAssertEqual(ours.count, reference.count, "\(model.key) \(c.name) \(spec.file)")
+                        let differing = zip(ours, reference).filter { $0.bitPattern != $1.bitPattern }.count
+                        XCTAssertEqual(differing, 0, "\(model.key) \(c.name) \(spec.file), \(threads) threads: values "
+                                                     + "that differ from XNNPACK's on the first Zen")
+                        values += reference.count
+                        if threads == 1, x86.models.contains(where: { $0.key == model.key }) {
+                            let other = try NumpyArray.read(TestPaths.fixtures + "/engine/" + spec.file).floats()
+                            unlikeOtherCPUs += zip(other, reference).filter { $0.bitPattern != $1.bitPattern }.count
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(values, 0, "fixtures read")
+        XCTAssertGreaterThan(unlikeOtherCPUs, values / 10, "the first Zen's sums differ from other x86 CPUs'")
+        print("first Zen (emulated): \(values) values the same bits; \(unlikeOtherCPUs) differ on other x86 CPUs")
     }
 
     /// Two and three threads give the same bits as one (interleaved blocks in bands

@@ -9,7 +9,8 @@ import TasksVisionKernels
 /// once at load with the bias first (`PackedWeights`), the set's GEMM microkernel, and the
 /// epilogue (residual, clamp, PReLU) applied while each tile is in registers. Each output is one
 /// fused multiply-add chain from the bias in k order, XNNPACK's sum (on arm64, some layers sum in lane
-/// chains or two chains instead, as XNNPACK there: `Microkernels.plainGEMM`, `windowGEMM`), so any
+/// chains or two chains instead, and on the first Zen in rotated quads, as XNNPACK there: `Microkernels.plainGEMM`,
+/// `windowGEMM`), so any
 /// split of the rows (tiles, threads, interleaving) or of the columns gives the same bits on every CPU.
 final class PackedGEMM {
     /// The columns in whole tiles of the chosen GEMM, and its kernel.
@@ -27,8 +28,8 @@ final class PackedGEMM {
     let tapLength: Int
 
     /// `weights` is [columns, k] row-major; `epilogue.bias` is packed with them. `instead`: the GEMM that runs all
-    /// the columns in place of the set's tiles, where arm64's XNNPACK sums otherwise (`Microkernels.plainGEMM`,
-    /// `windowGEMM`); `tapLength`: a KxK convolution's input channels, for it.
+    /// the columns in place of the set's tiles, where XNNPACK sums otherwise (arm64, the first Zen:
+    /// `Microkernels.plainGEMM`, `windowGEMM`); `tapLength`: a KxK convolution's input channels, for it.
     init(weights: UnsafePointer<Float>, k: Int, columns: Int, epilogue: Epilogue, kernels: Microkernels,
          instead: Microkernels.GEMM? = nil, tapLength: Int = 0) {
         self.k = k
@@ -38,7 +39,10 @@ final class PackedGEMM {
         if let instead {
             wideColumns = columns
             tail = nil
-            self.weights = PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: instead.nr)
+            self.weights = instead.rotatedQuads
+                ? PackedWeights(rotatedQuadsOf: weights, bias: epilogue.bias, n: columns, k: k, tapLength: tapLength,
+                                nr: instead.nr)
+                : PackedWeights(weights: weights, bias: epilogue.bias, n: columns, k: k, nr: instead.nr)
             kernel = instead.run
             return
         }
@@ -95,7 +99,7 @@ final class PackedGEMM {
         let (lo, hi) = epilogue.bounds
         let rc = epilogue.residualChannels > 0 ? min(epilogue.residualChannels, columns) : columns
         let start = j0 < wideColumns ? j0 : j0 - wideColumns
-        kernel(GEMMArguments(m: rows, n: j1 - j0, k: k, a: a, lda: lda, packed: packed.data + start * (k + 1),
+        kernel(GEMMArguments(m: rows, n: j1 - j0, k: k, a: a, lda: lda, packed: packed.data + start * packed.depth,
                              c: out + j0, ldc: ldc, residual: epilogue.residual.map { $0 + firstRow * rc + j0 },
                              residualStride: rc, residualChannels: rc - j0, lo: lo, hi: hi,
                              alpha: epilogue.alpha.map { $0 + j0 }, segments: segments, segmentStride: segmentStride,
