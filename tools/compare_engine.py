@@ -39,7 +39,7 @@ MODELS = {
 EMULATED = {
     "EPYC": ("AuthenticAMD", 23, 1), "EPYC-Rome": ("AuthenticAMD", 23, 49), "EPYC-Milan": ("AuthenticAMD", 25, 1),
     "Haswell": ("GenuineIntel", 6, 60), "Broadwell": ("GenuineIntel", 6, 61),
-    "Skylake-Client": ("GenuineIntel", 6, 94),
+    "Skylake-Client": ("GenuineIntel", 6, 94), "Dhyana": ("HygonGenuine", 24, 0),
 }
 EMULATED_FLAGS = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt avx f16c fma avx2 bmi1 bmi2"
 

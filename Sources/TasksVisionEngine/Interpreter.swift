@@ -202,7 +202,9 @@ public final class Interpreter {
         let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
                                   pool: pool)
         let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
-        for (layer, split) in zip(layers, splitsOverThreads) { layer.run(split ? parallel : serial) }
+        withSubnormalsFlushed {
+            for (layer, split) in zip(layers, splitsOverThreads) { layer.run(split ? parallel : serial) }
+        }
     }
 
     /// Runs the model and accumulates time per op type into `profile`. Layers that run
@@ -220,15 +222,17 @@ public final class Interpreter {
             p.flops += layer.flops
             profile[layer.kind] = p
         }
-        for (layer, split) in zip(layers, splitsOverThreads) {
-            let context = split ? parallel : serial
-            if let block = layer as? ConvolutionThenDepthwiseLayer {
-                block.runApart(context, timed: record)
-                continue
+        withSubnormalsFlushed {
+            for (layer, split) in zip(layers, splitsOverThreads) {
+                let context = split ? parallel : serial
+                if let block = layer as? ConvolutionThenDepthwiseLayer {
+                    block.runApart(context, timed: record)
+                    continue
+                }
+                let start = DispatchTime.now().uptimeNanoseconds
+                layer.run(context)
+                record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
-            let start = DispatchTime.now().uptimeNanoseconds
-            layer.run(context)
-            record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
     }
 
@@ -249,14 +253,16 @@ public final class Interpreter {
                 rows[i].seconds += seconds / Double(runs)
                 i += 1
             }
-            for layer in layers {
-                if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
-                    block.runApart(context, timed: record)
-                    continue
+            withSubnormalsFlushed {
+                for layer in layers {
+                    if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
+                        block.runApart(context, timed: record)
+                        continue
+                    }
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    layer.run(context)
+                    record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 }
-                let start = DispatchTime.now().uptimeNanoseconds
-                layer.run(context)
-                record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
         }
         return rows

@@ -166,6 +166,8 @@ final class WorkerPool: ItemRunner, @unchecked Sendable {
     }
 
     private func helperLoop(worker: Int) {
+        // Subnormals flushed for the thread's life, as on the caller during an inference (`withSubnormalsFlushed`).
+        _ = tasksvision_flush_subnormals()
         var seen = 0
         var polls = 0
         while true {

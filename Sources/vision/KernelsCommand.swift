@@ -30,8 +30,10 @@ enum KernelsCommand {
         print("in use: \(inUse)\(forced ? " (\(KernelSet.environmentVariable))" : "")")
         print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") "
               + "(OpenBLAS kernels: \(BLASConfiguration.coreName))")
-        if ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"].map({ !$0.isEmpty }) ?? false {
-            print("behaving as: the CPU TASKSVISION_CPUINFO describes, with the flags this one has too")
+        if let path = ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"], !path.isEmpty {
+            print(FileManager.default.isReadableFile(atPath: path)
+                  ? "behaving as: the CPU TASKSVISION_CPUINFO describes, with the flags this one has too"
+                  : "TASKSVISION_CPUINFO: cannot read \(path); this CPU's own identity is used")
         }
         if inUse == .avx2 && features.gemmSumsRotatedQuads {
             print("GEMM order: XNNPACK's rotated quads (the first Zen's 4x16s4 kernels)")

@@ -608,7 +608,7 @@ final class XNNPACKElementwiseTests: XCTestCase {
 
     /// The arm64 kernels (`neonfma_rr1_lut64_p2_nr2recps` sigmoid, `neonfma_rr1_lut64_p2` softmax with flush-to-zero)
     /// against TFLite's arm64 build: Tests/Fixtures/engine/arm64_elementwise.json, from
-    /// tools/reference_arm64_elementwise.py on an emulated Neoverse V1 (specials, far and subnormal inputs, softmax
+    /// tools/reference_elementwise.py on an emulated Neoverse V1 (specials, far and subnormal inputs, softmax
     /// rows of 1 to 64 values and one whose smallest output flushes to zero).
     func testNEONSigmoidAndSoftmaxAreTFLiteArm64s() throws {
         let url = URL(fileURLWithPath: TestPaths.fixtures + "/engine/arm64_elementwise.json")
@@ -642,6 +642,47 @@ final class XNNPACKElementwiseTests: XCTestCase {
         }
         XCTAssertEqual(rows.last.map { floats($0["y"]).last }, 0, "an output below 2^-126 flushed to zero")
         XCTAssertEqual(Microkernels(.neon).elementwise, .neon)
+    }
+
+    /// The x86 kernels (AVX-512 and AVX2 sigmoid and softmax exponential) against TFLite's x86 build as interpreters
+    /// run them, with subnormals flushed (`withSubnormalsFlushed`, XNNPACK's FTZ/DAZ): Tests/Fixtures/engine/
+    /// x86_avx512_elementwise.json from tools/reference_elementwise.py on this Zen 4, x86_avx2_elementwise.json under
+    /// qemu as a Zen 3 (XNNPACK's AVX2 kernels). Among them, exponentials near 2^-125 whose polynomial term passes
+    /// below 2^-126, which the flush makes zero, and a softmax output flushed to zero.
+    func testX86SigmoidAndSoftmaxAreTFLites() throws {
+        #if arch(x86_64)
+        func floats(_ v: Any?) -> [Float] { ((v as? [Any]) ?? []).map { Float(bitPattern: UInt32(($0 as? Int) ?? 0)) } }
+        for (variant, file) in [(XNNPACKElementwise.Variant.avx512, "x86_avx512"), (.avx2, "x86_avx2")] {
+            let url = URL(fileURLWithPath: TestPaths.fixtures + "/engine/\(file)_elementwise.json")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+            let sigmoid = json?["sigmoid"] as? [String: Any]
+            let xs = floats(sigmoid?["x"]), ys = floats(sigmoid?["y"])
+            XCTAssertGreaterThan(xs.count, 1500)
+            XCTAssertEqual(xs.count, ys.count)
+            let flushed = withSubnormalsFlushed { xs.map(variant.sigmoid) }
+            let differ = zip(flushed, ys).filter { $0.bitPattern != $1.bitPattern }
+            XCTAssertEqual(differ.count, 0, "\(file) sigmoid: \(differ.prefix(4)) (ours, TFLite's)")
+            let rows = (json?["softmax"] as? [[String: Any]]) ?? []
+            XCTAssertGreaterThan(rows.count, 15)
+            var unflushedDiffer = 0
+            for row in rows {
+                let x = floats(row["x"]), want = floats(row["y"])
+                func softmax() -> [Float] {
+                    var got = [Float](repeating: .nan, count: x.count)
+                    x.withUnsafeBufferPointer { xb in
+                        got.withUnsafeMutableBufferPointer { yb in
+                            if let xp = xb.baseAddress, let yp = yb.baseAddress { variant.softmax(xp, yp, count: x.count) }
+                        }
+                    }
+                    return got
+                }
+                XCTAssertEqual(withSubnormalsFlushed(softmax).map(\.bitPattern), want.map(\.bitPattern),
+                               "\(file) softmax of \(x.prefix(6)) (\(x.count) values)")
+                if softmax().map(\.bitPattern) != want.map(\.bitPattern) { unflushedDiffer += 1 }
+            }
+            XCTAssertGreaterThan(unflushedDiffer, 2, "\(file): rows whose bits depend on the flush")
+        }
+        #endif
     }
 
     /// The sigmoid and softmax variant is the CPU's on x86 (XNNPACK's config), not the forced set's; arm64 has one.

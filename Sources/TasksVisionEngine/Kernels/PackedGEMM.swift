@@ -10,8 +10,7 @@ import TasksVisionKernels
 /// epilogue (residual, clamp, PReLU) applied while each tile is in registers. Each output is one
 /// fused multiply-add chain from the bias in k order, XNNPACK's sum (on arm64, some layers sum in lane
 /// chains or two chains instead, and on the first Zen in rotated quads, as XNNPACK there: `Microkernels.plainGEMM`,
-/// `windowGEMM`), so any
-/// split of the rows (tiles, threads, interleaving) or of the columns gives the same bits on every CPU.
+/// `windowGEMM`), so any split of the rows (tiles, threads, interleaving) or of the columns gives the same bits.
 final class PackedGEMM {
     /// The columns in whole tiles of the chosen GEMM, and its kernel.
     let weights: PackedWeights

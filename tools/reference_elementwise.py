@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Fixtures of XNNPACK's arm64 sigmoid and softmax: TFLite's own arm64 build (ai-edge-litert, XNNPACK delegate,
-one thread) on one-op LOGISTIC and SOFTMAX models, for the `neon` set's emulation of those kernels
-(Sources/TasksVisionEngine/Kernels/XNNPACKElementwiseNEON.swift), which the tests check on every machine.
+"""Fixtures of XNNPACK's sigmoid and softmax as TFLite runs them (ai-edge-litert, XNNPACK delegate, one thread) on
+one-op LOGISTIC and SOFTMAX models: specials, far and subnormal inputs, softmax rows of 1 to 64 values and rows
+whose smallest outputs or intermediates pass below 2^-126 (XNNPACK runs its operators with subnormals flushed to
+zero: pthreadpool's PTHREADPOOL_FLAG_DISABLE_DENORMALS). The engine's copies of those kernels
+(Sources/TasksVisionEngine/Kernels/XNNPACKElementwise*.swift) are checked against them on every machine.
 
-Run on arm64 Linux, or in the emulated arm64 root tools/arm64_check.sh sets up (qemu computes the reciprocal
-estimate and flush-to-zero as the architecture defines them):
+    python3 tools/reference_elementwise.py Tests/Fixtures/engine/x86_avx512_elementwise.json   # an AVX-512 CPU
+    qemu-x86_64-static -cpu EPYC-Milan python3 tools/reference_elementwise.py \
+        Tests/Fixtures/engine/x86_avx2_elementwise.json                                         # XNNPACK's AVX2 kernels
+    chroot ../arm64-check/arm64 /opt/venv/bin/python tools/reference_elementwise.py OUT.json   # arm64
 
-    chroot ../arm64-check/arm64 /opt/venv/bin/python tools/reference_arm64_elementwise.py OUT.json
-
-and copy OUT.json to Tests/Fixtures/engine/arm64_elementwise.json.
+On arm64 run it on arm64 Linux, or in the emulated arm64 root tools/arm64_check.sh sets up (qemu computes the
+reciprocal estimate and flush-to-zero as the architecture defines them), and copy OUT.json to
+Tests/Fixtures/engine/arm64_elementwise.json.
 """
 import json, platform, sys
 import flatbuffers
@@ -48,7 +52,7 @@ def one_op_model(opcode, n, softmax_beta=None):
         b.PrependUint8Slot(3, 9, 0)  # SoftmaxOptions
         b.PrependUOffsetTRelativeSlot(4, options, 0)
     op = b.EndObject()
-    return finish_model(b, tensors, op, opcode, buffers, [0], [1], "reference_arm64_elementwise")
+    return finish_model(b, tensors, op, opcode, buffers, [0], [1], "reference_elementwise")
 
 
 def run(model, x):
@@ -64,8 +68,6 @@ def bits(a):
 
 
 def main():
-    if platform.machine() not in ("aarch64", "arm64"):
-        sys.exit("reference_arm64_elementwise: run on arm64 (see the header)")
     rng = np.random.default_rng(20261204)
     specials = np.array([0, -0.0, 1, -1, 0.25, -0.25, 20, -20, 87, -87, 87.33654, -87.33654, 88, -88, 1e-40, -1e-40,
                          1e-30, -1e-30, 3.4e38, -3.4e38, np.inf, -np.inf], dtype=np.float32)
@@ -79,9 +81,18 @@ def main():
     # Outputs below 2^-126, flushed to zero by XNNPACK (its threads run with the FPCR's FZ bit).
     row = np.array([0.0] * 1000 + [-87.0], dtype=np.float32)
     softmax.append({"x": bits(row), "y": bits(run(one_op_model(25, row.size, 1.0), row))})
-    out = {"generator": "tools/reference_arm64_elementwise.py", "machine": platform.machine(),
+    if platform.machine() not in ("aarch64", "arm64"):
+        # Exponentials near 2^-125 whose polynomial term passes below 2^-126 (x86's FTZ/DAZ: that term is zero),
+        # and sigmoids of inputs from -87.4 to -86.
+        for d in [-86.2, -86.5, -86.64, -86.9, -87.1, -87.3]:
+            row = np.array([0.0, d, d - 0.01, -1.0], dtype=np.float32)
+            softmax.append({"x": bits(row), "y": bits(run(one_op_model(25, row.size, 1.0), row))})
+        near = np.linspace(-87.4, -86.0, 281).astype(np.float32)
+        sigmoid["x"] += bits(near)
+        sigmoid["y"] += bits(run(one_op_model(14, near.size), near))
+    out = {"generator": "tools/reference_elementwise.py", "machine": platform.machine(),
            "sigmoid": sigmoid, "softmax": softmax}
-    with open(sys.argv[1] if len(sys.argv) > 1 else "arm64_elementwise.json", "w") as f:
+    with open(sys.argv[1] if len(sys.argv) > 1 else f"{platform.machine()}_elementwise.json", "w") as f:
         json.dump(out, f, separators=(",", ":"))
 
 
