@@ -36,7 +36,8 @@ enum KernelsCommand {
                   : "TASKSVISION_CPUINFO: cannot read \(path); this CPU's own identity is used")
         }
         if inUse == .avx2 && features.gemmSumsRotatedQuads {
-            print("GEMM order: XNNPACK's rotated quads (the first Zen's 4x16s4 kernels)")
+            print("GEMM order: XNNPACK's rotated quads (the first Zen's 4x16s4 kernels; results differ from other "
+                  + "x86 CPUs' in their last digits, as MediaPipe's do)")
         }
     }
 }

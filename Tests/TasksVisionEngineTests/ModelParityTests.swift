@@ -5,7 +5,7 @@ import TasksVisionKernels
 import XCTest
 
 /// Every model's outputs against the TFLite interpreter's (tools/reference_engine.py),
-/// element by element. On an x86 kernel set that sums as XNNPACK does (`KernelSet.sumsAsXNNPACK`)
+/// element by element. On an x86 kernel set that sums as XNNPACK does (`KernelSet.matchesX86XNNPACK(on:)`)
 /// they must be XNNPACK's bits (on AVX-512 without exception; see `matchesXNNPACK`; the fixtures are
 /// x86's, and XNNPACK's arm64 build sums otherwise in named layers: tools/arm64_check.sh); on any
 /// set: |ours - tflite| / max(1, |tflite|) must be within 1e-4, or within three times the
@@ -106,7 +106,7 @@ final class ModelParityTests: XCTestCase {
                     XCTAssertLessThanOrEqual(caseWorst, tolerance,
                                              "\(file) \(c.name) \(spec.file): element \(at) is \(o[at])")
                     // The fixtures are x86's: XNNPACK's arm64 build sums otherwise in named layers (README, arm64).
-                    if interpreter.kernelSet.sumsAsXNNPACK && interpreter.kernelSet != .neon {
+                    if interpreter.kernelSet.matchesX86XNNPACK(on: .current) {
                         // XNNPACK's own results, bit for bit, but for two named exceptions.
                         var ulps = 0, differing = 0, outside = 0
                         for (i, r) in reference.enumerated() where o[i * spec.stride].bitPattern != r.bitPattern {

@@ -61,7 +61,10 @@ final class ReadmeTests: XCTestCase {
 
     func testDollarExamplesPrintWhatTheReadmeShows() throws {
         let examples = Self.examples(try Self.readme())
-        let exact = try CLI.run(["kernels"]).stdout.contains("sums as XNNPACK: yes")
+        // The README shows XNNPACK's results as on most x86 CPUs; the first Zen's (rotated quads) differ from them in
+        // their last digits, as MediaPipe's own do there.
+        let kernels = try CLI.run(["kernels"]).stdout
+        let exact = kernels.contains("sums as XNNPACK: yes") && !kernels.contains("rotated quads")
         XCTAssertGreaterThanOrEqual(examples.count, 2, "the README's $ vision examples")
         for e in examples {
             // File names in the examples are test photos.
