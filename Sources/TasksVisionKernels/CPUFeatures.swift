@@ -53,11 +53,14 @@ public struct CPUFeatures: Sendable, Equatable {
     /// kept, so no instruction it lacks ever runs.
     public static let current: CPUFeatures = {
         let real = probe()
-        guard let path = ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"], !path.isEmpty,
+        guard let path = ProcessInfo.processInfo.environment[identityVariable], !path.isEmpty,
               let text = try? String(contentsOfFile: path, encoding: .utf8)
         else { return real }
         return parse(cpuinfo: text).running(on: real)
     }()
+
+    /// The environment variable naming the file of another processor's identity (see `current`).
+    public static let identityVariable = "TASKSVISION_CPUINFO"
 
     /// This processor's identity with only the flags `real` has too: what an engine on `real` may behave as.
     public func running(on real: CPUFeatures) -> CPUFeatures {

@@ -212,20 +212,6 @@ public final class PackedWeights {
     deinit { deallocateAlignedFloats(data) }
 }
 
-/// The GEMM tiles' epilogue on one output of a kernel that finishes output by output (the one-column and
-/// rotated-quads GEMMs): the residual (column `j` of row `r`, where it has one), the clamp, then PReLU.
-@inlinable @inline(__always)
-public func scalarEpilogue(_ sum: Float, _ p: GEMMArguments, row r: Int, column j: Int, clamps: Bool) -> Float {
-    var s = sum
-    if let residual = p.residual, j < p.residualChannels { s += residual[r &* p.residualStride &+ j] }
-    if clamps {
-        let y = p.lo > s ? p.lo : s
-        s = p.hi < y ? p.hi : y
-    }
-    if let alpha = p.alpha, s < 0 { s *= alpha[j] }
-    return s
-}
-
 /// One output row of a max pooling: each output the largest input of its window (taps outside
 /// the image are left out; a NaN input is passed over, as `max(x, m)` with `m` starting at -inf).
 public struct MaxPoolRowArguments {

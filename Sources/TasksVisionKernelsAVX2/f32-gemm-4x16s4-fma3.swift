@@ -73,31 +73,17 @@ public func f32GEMMRotatedQuads(_ p: GEMMArguments) {
                 var i = t0
                 let end = t0 &+ tap
                 while i &+ 4 <= end {
-                    // Each row's quad in both halves, rotated one lane down after each step (XNNPACK's vpermilps).
                     let at = offset &+ i
-                    var q0 = quad(a0 + at), q1 = mr > 1 ? quad(a1 + at) : q0
-                    var q2 = mr > 2 ? quad(a2 + at) : q0, q3 = mr > 3 ? quad(a3 + at) : q0
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w, mr)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + nr, mr)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + 2 &* nr, mr)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + 3 &* nr, mr)
+                    quadGroup(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, quad(a0 + at), mr > 1 ? quad(a1 + at) : Vec(),
+                              mr > 2 ? quad(a2 + at) : Vec(), mr > 3 ? quad(a3 + at) : Vec(), w, mr, masked: false)
                     w += 4 &* nr
                     i &+= 4
                 }
                 if i < end {
                     let at = offset &+ i, count = end &- i
-                    var q0 = shortQuad(a0 + at, count), q1 = mr > 1 ? shortQuad(a1 + at, count) : q0
-                    var q2 = mr > 2 ? shortQuad(a2 + at, count) : q0, q3 = mr > 3 ? shortQuad(a3 + at, count) : q0
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w, mr, masked: true)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + nr, mr, masked: true)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + 2 &* nr, mr, masked: true)
-                    q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3)
-                    quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + 3 &* nr, mr, masked: true)
+                    quadGroup(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, shortQuad(a0 + at, count),
+                              mr > 1 ? shortQuad(a1 + at, count) : Vec(), mr > 2 ? shortQuad(a2 + at, count) : Vec(),
+                              mr > 3 ? shortQuad(a3 + at, count) : Vec(), w, mr, masked: true)
                     w += 4 &* nr
                 }
                 t0 = end
@@ -111,12 +97,26 @@ public func f32GEMMRotatedQuads(_ p: GEMMArguments) {
     }
 }
 
+/// A group of four k on every row: row r's quad `q_r` times the group's four steps of weights from `w`, the quads
+/// rotated one lane down after each step (XNNPACK's vpermilps).
+@_transparent private func quadGroup(_ x0: inout Vec, _ y0: inout Vec, _ x1: inout Vec, _ y1: inout Vec,
+                                     _ x2: inout Vec, _ y2: inout Vec, _ x3: inout Vec, _ y3: inout Vec,
+                                     _ q0: Vec, _ q1: Vec, _ q2: Vec, _ q3: Vec, _ w: UnsafePointer<Float>, _ mr: Int,
+                                     masked: Bool) {
+    var q0 = q0, q1 = q1, q2 = q2, q3 = q3
+    for step in 0..<4 {
+        if step > 0 { q0 = rotate(q0); q1 = rotate(q1); q2 = rotate(q2); q3 = rotate(q3) }
+        quadStep(&x0, &y0, &x1, &y1, &x2, &y2, &x3, &y3, q0, q1, q2, q3, w + step &* gemmRotatedQuadsNR, mr,
+                 masked: masked)
+    }
+}
+
 /// One step of a group on every row: row r's rotated quad `q_r` times the step's two weight vectors at `w`.
 /// `masked` (a tap's last, short group): each quad zero in the lanes whose weight is zero.
 @_transparent private func quadStep(_ x0: inout Vec, _ y0: inout Vec, _ x1: inout Vec, _ y1: inout Vec,
                                     _ x2: inout Vec, _ y2: inout Vec, _ x3: inout Vec, _ y3: inout Vec,
                                     _ q0: Vec, _ q1: Vec, _ q2: Vec, _ q3: Vec, _ w: UnsafePointer<Float>, _ mr: Int,
-                                    masked: Bool = false) {
+                                    masked: Bool) {
     let u = load(w), v = load(w + 8)
     if masked {
         let zu = u .== 0, zv = v .== 0

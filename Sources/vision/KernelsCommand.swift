@@ -8,7 +8,8 @@ enum KernelsCommand {
         positional: [],
         options: [.flag("--supported", "print only the supported sets, one a line, fastest first")],
         notes: ["\(KernelSet.environmentVariable)=portable|avx2|avx512|neon forces a set.",
-                "TASKSVISION_CPUINFO=FILE (in /proc/cpuinfo's format) makes the engine follow XNNPACK as on that CPU."])
+                "\(CPUFeatures.identityVariable)=FILE (in /proc/cpuinfo's format) makes the engine follow XNNPACK as on "
+                    + "that CPU."])
 
     static func run(_ args: [String]) throws {
         let options = try table.parse(args)
@@ -30,10 +31,11 @@ enum KernelsCommand {
         print("in use: \(inUse)\(forced ? " (\(KernelSet.environmentVariable))" : "")")
         print("sums as XNNPACK: \(inUse.sumsAsXNNPACK ? "yes" : "no") "
               + "(OpenBLAS kernels: \(BLASConfiguration.coreName))")
-        if let path = ProcessInfo.processInfo.environment["TASKSVISION_CPUINFO"], !path.isEmpty {
+        let identity = CPUFeatures.identityVariable
+        if let path = ProcessInfo.processInfo.environment[identity], !path.isEmpty {
             print(FileManager.default.isReadableFile(atPath: path)
-                  ? "behaving as: the CPU TASKSVISION_CPUINFO describes, with the flags this one has too"
-                  : "TASKSVISION_CPUINFO: cannot read \(path); this CPU's own identity is used")
+                  ? "behaving as: the CPU \(identity) describes, with the flags this one has too"
+                  : "\(identity): cannot read \(path); this CPU's own identity is used")
         }
         if inUse == .avx2 && features.gemmSumsRotatedQuads {
             print("GEMM order: XNNPACK's rotated quads (the first Zen's 4x16s4 kernels; results differ from other "
