@@ -8,8 +8,8 @@ enum KernelsCommand {
         positional: [],
         options: [.flag("--supported", "print only the supported sets, one a line, fastest first")],
         notes: ["\(KernelSet.environmentVariable)=portable|avx2|avx512|neon forces a set.",
-                "\(CPUFeatures.identityVariable)=FILE (in /proc/cpuinfo's format) makes the engine follow XNNPACK as on "
-                    + "that CPU."])
+                "\(CPUFeatures.identityVariable)=FILE (in /proc/cpuinfo's format) makes the engine follow "
+                    + "XNNPACK as on that CPU."])
 
     static func run(_ args: [String]) throws {
         let options = try table.parse(args)
