@@ -1,16 +1,26 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Each FMA kernel set is its own target, compiled for its instruction set. The flags are added
-// only when building on x86-64 (arm64's baseline already has NEON with FMA); the engine runs a
-// set only after probing the CPU for it (KernelSet.isSupported).
+// Each FMA kernel set is its own target, compiled for its instruction set; the engine runs a set only after
+// probing the CPU for it (KernelSet.isSupported). A manifest sees the machine that builds, not the one built for,
+// so the `-target-cpu` flags are added when the build machine is x86-64, and only for Linux, Windows and macOS:
+// never for iOS, tvOS, watchOS or visionOS (devices and simulators alike; the simulator's AVX2 set then runs at
+// baseline speed with the same results). They would still reach an arm64 build made on an x86-64 machine for one
+// of those three (a universal macOS binary on an Intel Mac, a Linux cross-build): set TASKSVISION_NO_TARGET_CPU=1
+// there. Without the flags the AVX2 and AVX-512 sets compute the same bits, slower.
+let x86Platforms: [Platform] = [.linux, .windows, .macOS]
 #if arch(x86_64)
-let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
-let avx512Flags: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"])]
+let targetCPUFlags = Context.environment["TASKSVISION_NO_TARGET_CPU"] == nil
 #else
-let avx2Flags: [SwiftSetting] = []
-let avx512Flags: [SwiftSetting] = []
+let targetCPUFlags = false
 #endif
+let avx2Flags: [SwiftSetting] =
+    targetCPUFlags ? [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: x86Platforms))] : []
+let avx512Flags: [SwiftSetting] =
+    targetCPUFlags ? [.unsafeFlags(["-target-cpu", "skylake-avx512"], .when(platforms: x86Platforms))] : []
+// OpenBLAS serves the portable kernel set only; Apple platforms use Accelerate instead (see PlatformBLAS.swift).
+let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
+let openBLASPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 
 let package = Package(
     name: "TasksVision",
@@ -50,10 +60,11 @@ let package = Package(
         // Which processor a thread runs on (the worker pool moves a helper off its caller's).
         .target(name: "CProcessorInfo"),
         .target(name: "TasksVisionEngine", dependencies: [
-            "TasksVisionFormat", "COpenBLAS", "CProcessorInfo", "TasksVisionKernels",
+            "TasksVisionFormat", .target(name: "COpenBLAS", condition: .when(platforms: openBLASPlatforms)),
+            "CProcessorInfo", "TasksVisionKernels",
             "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
             "TasksVisionKernelsPortable",
-        ]),
+        ], linkerSettings: [.linkedFramework("Accelerate", .when(platforms: applePlatforms))]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat", "TasksVision"]),
         // Layer 3: the vision tasks.
@@ -69,7 +80,9 @@ let package = Package(
             path: "Benchmarks/vision-bench"
         ),
         // Test support: puts the test process on the OpenBLAS kernels the executables use.
-        .target(name: "TestBLASKernels", dependencies: ["COpenBLAS"], path: "Tests/TestBLASKernels"),
+        .target(name: "TestBLASKernels",
+                dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: openBLASPlatforms))],
+                path: "Tests/TestBLASKernels"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
         .testTarget(name: "TasksVisionEngineTests",
                     dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),

@@ -13,8 +13,8 @@
 #   - arm64/: Debian sid for arm64 with swiftlang (the Swift runtime), libopenblas-dev and python3, and
 #     ai-edge-litert, numpy, pillow and flatbuffers from PyPI's aarch64 wheels (downloaded here, installed there);
 #   - amd64/: Debian sid for x86-64 with swiftlang 6.2.3, the same Swift as the arm64 root's, as cross compiler;
-#   - repo/: a clone of this repository's HEAD. Its Package.swift drops the x86 `-target-cpu` flags, which the
-#     manifest adds by the build machine's architecture (`#if arch(x86_64)`), not the target's.
+#   - repo/: a clone of this repository's HEAD, built with TASKSVISION_NO_TARGET_CPU=1: the manifest adds the x86
+#     `-target-cpu` flags by the build machine's architecture (`#if arch(x86_64)`), not the target's.
 # The emulated processor has Neoverse N1's features (QEMU_CPU) and a /proc/cpuinfo naming CPU part
 # ${ARM64_CPU_PART:-0xd40} (Neoverse V1), from which XNNPACK picks its kernels; some of its choices depend on
 # the core (its one-row GEMM, for one), so name the part you compared against.
@@ -45,7 +45,6 @@ fi
 repo="$work/repo"
 [ -d "$repo/.git" ] || git clone -q "$here" "$repo"
 git -C "$repo" fetch -q "$here" HEAD && git -C "$repo" checkout -q -f FETCH_HEAD
-sed -i 's/^#if arch(x86_64)$/#if false/' "$repo/Package.swift"
 mountpoint -q "$repo/Models" || mount --bind "$here/Models" "$repo/Models"
 mkdir -p "$work/shared"
 mountpoint -q "$work/shared" || mount --bind "$(cd "$here/../shared" && pwd)" "$work/shared"
@@ -100,7 +99,8 @@ cat >"$work/toolset.json" <<EOF
                                        "-L$blas_lib"]},
  "cCompiler": {"extraCLIOptions": ["--sysroot=$arm", "-I$blas_include"]}}
 EOF
-chroot "$amd" env HOME=/root bash -c "cd '$repo' && swift build -c release --product vision \
+cross=(chroot "$amd" env HOME=/root TASKSVISION_NO_TARGET_CPU=1 bash -c)
+"${cross[@]}" "cd '$repo' && swift build -c release --product vision \
   --scratch-path .build-arm64 --triple aarch64-unknown-linux-gnu --sdk '$arm' --toolset '$work/toolset.json' 2>&1 \
   | grep -v '^\[' | tail -3"
 mkdir -p "$repo/.build/release"
@@ -119,7 +119,7 @@ if [ "${1:-}" = --tests ]; then
       -o "$work/lib_Testing_Foundation.so" "$work/empty.c"
     cp "$work/lib_Testing_Foundation.so" "$overlay"
   fi
-  chroot "$amd" env HOME=/root bash -c "cd '$repo' && swift build -c release -Xswiftc -enable-testing --build-tests \
+  "${cross[@]}" "cd '$repo' && swift build -c release -Xswiftc -enable-testing --build-tests \
     --scratch-path .build-arm64 --triple aarch64-unknown-linux-gnu --sdk '$arm' --toolset '$work/toolset.json' 2>&1 \
     | grep -v '^\[' | tail -3"
   chroot "$arm" env HOME=/root bash -c "cd '$repo' && .build-arm64/release/TasksVisionPackageTests.xctest ${2:-}"

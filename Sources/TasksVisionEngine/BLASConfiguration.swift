@@ -1,4 +1,3 @@
-import COpenBLAS
 import Foundation
 
 /// Which OpenBLAS kernels run, and how to get good ones.
@@ -12,8 +11,7 @@ import Foundation
 public enum BLASConfiguration {
     /// The kernel set OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
     public static var coreName: String {
-        guard let name = openblas_get_corename() else { return "unknown" }
-        return String(cString: name)
+        PlatformBLAS.name
     }
 
     /// Whether OpenBLAS's `saxpy` computes each `y + a * x` as one fused multiply-add (as its
@@ -32,7 +30,9 @@ public enum BLASConfiguration {
                 let y = (0..<n).map { _ in next() }
                 let a = next()
                 var out = y
-                cblas_saxpy(Int32(n), a, x, Int32(inc), &out, 1)
+                out.withUnsafeMutableBufferPointer {
+                    if let y = $0.baseAddress { PlatformBLAS.saxpy(count: n, alpha: a, x: x, incX: inc, y: y, incY: 1) }
+                }
                 for i in 0..<n where out[i] != y[i].addingProduct(a, x[i * inc]) { return false }
             }
         }
@@ -86,7 +86,7 @@ public enum BLASConfiguration {
     /// at one-thread speed. `blas_thread_shutdown_` is looked up, not linked: builds of OpenBLAS
     /// without its thread server lack it. A later multi-threaded OpenBLAS call restarts them.
     static func runSingleThreaded() {
-        openblas_set_num_threads(1)
+        PlatformBLAS.setSingleThreaded()
         #if os(Linux)
         typealias Shutdown = @convention(c) () -> Int32
         // A nil handle is RTLD_DEFAULT: every loaded library.

@@ -1,4 +1,3 @@
-import COpenBLAS
 import Dispatch
 import TasksVisionFormat
 @_exported import TasksVisionKernels

@@ -1,4 +1,3 @@
-import COpenBLAS
 import TasksVisionKernels
 
 /// A matrix product summed as XNNPACK sums it: each output one chain of fused multiply-adds
@@ -90,12 +89,12 @@ struct BiasFirstGEMM {
                 if tail != 0 && tail <= 8 && depth >= 32 && m * width * depth <= Self.smallMatrixLimit {
                     // The small-matrix kernels' dot-product tail (see the type's documentation).
                     let padded = width - tail + 16
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(m), Int32(padded), Int32(depth),
-                                1, aRows, Int32(lda), b + n0, Int32(paddedColumns), 0, scratch, Int32(padded))
+                    PlatformBLAS.sgemm(m: m, n: padded, k: depth, a: aRows, lda: lda, b: b + n0, ldb: paddedColumns,
+                                       c: scratch, ldc: padded)
                     for r in 0..<m { copyFloats(scratch + r &* padded, outRows + r &* ldc + n0, count: width) }
                 } else {
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(m), Int32(width), Int32(depth),
-                                1, aRows, Int32(lda), b + n0, Int32(paddedColumns), 0, outRows + n0, Int32(ldc))
+                    PlatformBLAS.sgemm(m: m, n: width, k: depth, a: aRows, lda: lda, b: b + n0, ldb: paddedColumns,
+                                       c: outRows + n0, ldc: ldc)
                 }
                 n0 += width
             }

@@ -1,4 +1,3 @@
-import COpenBLAS
 import TasksVisionFormat
 import TasksVisionKernels
 

@@ -1,4 +1,3 @@
-import COpenBLAS
 import TasksVisionFormat
 import TasksVisionKernels
 
@@ -259,14 +258,15 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                 }
             }
         }
-        let length = Int32(pl.length)
+        let length = pl.length
         for j in 0..<count {
             let plane = outPlanes + j * pl.length, x = inPlanes + j * pl.inputFloats
             plane.update(repeating: epilogue.bias?[first + j] ?? 0, count: pl.length)
             for kx in 0..<g.kW {
                 for ky in 0..<g.kH {
                     let tap = x + ((ky % s) * s + kx % s) * pl.phaseFloats + (ky / s) * pl.phasePitch + kx / s
-                    cblas_saxpy(length, weights[(ky * g.kW + kx) * g.outC + first + j], tap, 1, plane, 1)
+                    PlatformBLAS.saxpy(count: length, alpha: weights[(ky * g.kW + kx) * g.outC + first + j], x: tap,
+                                       incX: 1, y: plane, incY: 1)
                 }
             }
         }
