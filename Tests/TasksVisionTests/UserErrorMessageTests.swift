@@ -149,8 +149,16 @@ final class UserErrorMessageTests: XCTestCase {
 
     func testImageAndCallErrors() throws {
         expect(["-4x3", "positive"]) { _ = try MPImage(pixels: [], width: -4, height: 3, pixelFormat: .gray8) }
-        expect(["100000x100000", "larger"]) {
+        expect(["100000x100000", "width 100000", "65536 pixels a side"]) {
             _ = try MPImage(pixels: [], width: 100_000, height: 100_000, pixelFormat: .gray8)
+        }
+        // A tall, thin image is refused for its side, not for a pixel count it does not reach.
+        expect(["3x100000", "height 100000", "65536 pixels a side"]) {
+            _ = try MPImage(pixels: [UInt8](repeating: 0, count: 300_000), width: 3, height: 100_000,
+                            pixelFormat: .gray8)
+        }
+        expect(["60000x60000", "larger than the supported 268435456 pixels"]) {
+            _ = try MPImage(pixels: [], width: 60_000, height: 60_000, pixelFormat: .gray8)
         }
         expect(["bytesPerRow 10", "rgba8"]) {
             _ = try MPImage(pixels: [UInt8](repeating: 0, count: 64), width: 4, height: 2, pixelFormat: .rgba8,

@@ -1,4 +1,5 @@
 import Foundation
+import TasksVisionImageIO
 import XCTest
 
 final class InputFailureTests: XCTestCase {
@@ -32,5 +33,18 @@ final class InputFailureTests: XCTestCase {
         XCTAssertEqual(video.status, 1)
         XCTAssertEqual(try CLI.jsonLines(video.stdout).compactMap { $0["timestampMs"] as? Int }, [0, 66])
         XCTAssertTrue(video.stderr.contains("b_garbage.png"), video.stderr)
+    }
+
+    /// A tall, thin PNG decodes, and is refused for its side (65536 pixels at most), in those terms.
+    func testTallThinImageIsRefusedForItsSide() throws {
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
+        let path = dir + "/tall.png"
+        try ImageFile.writePNG(DecodedImage(width: 3, height: 100_000, channels: 1,
+                                            pixels: [UInt8](repeating: 128, count: 300_000)), to: path)
+        let r = try CLI.run(["faces", path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("3x100000: the height 100000 is longer than the supported 65536 pixels a side"),
+                      r.stderr)
     }
 }

@@ -44,12 +44,18 @@ public struct MPImage: @unchecked Sendable {
 
     /// Largest accepted image, in pixels (about 268 megapixels).
     public static let maximumPixelCount = 1 << 28
+    /// Longest accepted side, in pixels.
+    public static let maximumSide = 1 << 16
 
     static func validate(width: Int, height: Int, format: PixelFormat, bytesPerRow: Int, available: Int) throws {
         guard width > 0, height > 0 else {
             throw VisionTaskError.invalidImage("size \(width)x\(height) must be positive")
         }
-        guard width <= 1 << 16, height <= 1 << 16, width * height <= maximumPixelCount else {
+        for (side, length) in [("width", width), ("height", height)] where length > maximumSide {
+            throw VisionTaskError.invalidImage("size \(width)x\(height): the \(side) \(length) is longer than the "
+                                               + "supported \(maximumSide) pixels a side")
+        }
+        guard width * height <= maximumPixelCount else {
             throw VisionTaskError.invalidImage(
                 "size \(width)x\(height) is larger than the supported \(maximumPixelCount) pixels")
         }
