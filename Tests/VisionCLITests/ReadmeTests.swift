@@ -1,13 +1,35 @@
 import Foundation
 import XCTest
 
-/// The README's command-line examples are true: every `$ vision` block prints what the README
-/// shows (" ..." in the README elides), and every option an example line names exists.
+/// The command-line examples of the README and of every page in docs/ are true: every `$ vision` block prints what
+/// the page shows (" ..." elides), and every option an example line names exists.
 final class ReadmeTests: XCTestCase {
     struct Example { var command: [String]; var output: String }
 
-    static func readme() throws -> String {
-        try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
+    /// README.md and docs/*.md, by path relative to the package.
+    static func documents() throws -> [(path: String, text: String)] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: CLI.root + "/docs")
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+        return try (["README.md"] + docs).map {
+            ($0, try String(contentsOfFile: CLI.root + "/" + $0, encoding: .utf8))
+        }
+    }
+
+    func testTheReadmeIsShortAndLinksExist() throws {
+        let readme = try String(contentsOfFile: CLI.root + "/README.md", encoding: .utf8)
+        XCTAssertLessThanOrEqual(readme.components(separatedBy: "\n").count, 200, "README.md lines")
+        var links = 0
+        for (path, text) in try Self.documents() {
+            let folder = (path as NSString).deletingLastPathComponent
+            let pattern = try NSRegularExpression(pattern: "\\]\\(([^)#: ]+)(#[^)]*)?\\)")
+            for m in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let r = Range(m.range(at: 1), in: text) else { continue }
+                let target = ((CLI.root + "/" + folder) as NSString).appendingPathComponent(String(text[r]))
+                XCTAssertTrue(FileManager.default.fileExists(atPath: target), "\(path) links to \(text[r])")
+                links += 1
+            }
+        }
+        XCTAssertGreaterThanOrEqual(links, 8, "links to docs/ and the picture")
     }
 
     /// The fenced blocks of the README, each as its lines.
@@ -60,7 +82,7 @@ final class ReadmeTests: XCTestCase {
     }
 
     func testDollarExamplesPrintWhatTheReadmeShows() throws {
-        let examples = Self.examples(try Self.readme())
+        let examples = try Self.documents().flatMap { Self.examples($0.text) }
         // The README shows XNNPACK's results as on most x86 CPUs; the first Zen's (rotated quads) differ from them in
         // their last digits, as MediaPipe's own do there.
         let kernels = try CLI.run(["kernels"]).stdout
@@ -93,19 +115,25 @@ final class ReadmeTests: XCTestCase {
     }
 
     func testEveryOptionOfAnExampleExists() throws {
-        let commands = ["faces", "palms", "hands", "gestures", "pose", "kernels"]
+        let commands = ["faces", "palms", "hands", "gestures", "pose", "kernels", "model", "models"]
         var help: [String: String] = [:]
         var checked = 0
-        for lines in Self.blocks(try Self.readme()) {
-            for line in lines {
+        for (path, text) in try Self.documents() {
+            for line in Self.blocks(text).joined() {
                 let words = line.drop { $0 == "$" || $0 == " " }.split(separator: " ").map(String.init)
                 guard words.count > 1, words[0] == "vision", commands.contains(words[1]) else { continue }
-                if help[words[1]] == nil { help[words[1]] = try CLI.run([words[1], "--help"]).stdout }
-                for option in words.dropFirst(2) where option.hasPrefix("--") {
+                // A subcommand (`vision gestures train`, `vision model info`) has options of its own.
+                var command = [words[1]]
+                if words.count > 2, !words[2].hasPrefix("-"), !words[2].contains("."), !words[2].contains("/"),
+                   try CLI.run([words[1], words[2], "--help"]).status == 0 {
+                    command.append(words[2])
+                }
+                let key = command.joined(separator: " ")
+                if help[key] == nil { help[key] = try CLI.run(command + ["--help"]).stdout }
+                for option in words.dropFirst(1 + command.count) where option.hasPrefix("--") {
                     let name = String(option.prefix { $0 != "=" })
-                    XCTAssertTrue(help[words[1]]?.contains(name + " ") == true
-                                  || help[words[1]]?.contains(name + "\n") == true,
-                                  "README line '\(line)': vision \(words[1]) has no option \(name)")
+                    XCTAssertTrue(help[key]?.contains(name + " ") == true || help[key]?.contains(name + "\n") == true,
+                                  "\(path) line '\(line)': vision \(key) has no option \(name)")
                     checked += 1
                 }
             }
