@@ -339,7 +339,7 @@ public enum EngineArithmetic {
     public static var sumsAsXNNPACK: Bool { defaultKernelSet.sumsAsXNNPACK }
     /// Whether they give TFLite-XNNPACK's and MediaPipe's results on x86-64 bit for bit (where the tests' fixtures
     /// were made): the x86 FMA sets. The arm64 set gives XNNPACK's arm64 results, which differ from x86's in the
-    /// layers the README names (arm64); tools/arm64_check.sh compares it with TFLite's arm64 build. On the first Zen
+    /// layers docs/engine.md names; tools/arm64_check.sh compares it with TFLite's arm64 build. On the first Zen
     /// the AVX2 set gives that CPU's XNNPACK results (`CPUFeatures.gemmSumsRotatedQuads`), which differ from other
     /// x86 CPUs' as MediaPipe's own results there do (by up to 4e-7 on faces, 6e-3 on a hand video, under emulation).
     public static var matchesX86XNNPACK: Bool {

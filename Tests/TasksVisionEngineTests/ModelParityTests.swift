@@ -105,7 +105,7 @@ final class ModelParityTests: XCTestCase {
                     }
                     XCTAssertLessThanOrEqual(caseWorst, tolerance,
                                              "\(file) \(c.name) \(spec.file): element \(at) is \(o[at])")
-                    // The fixtures are x86's: XNNPACK's arm64 build sums otherwise in named layers (README, arm64).
+                    // The fixtures are x86's: XNNPACK's arm64 build sums otherwise in layers docs/engine.md names.
                     if interpreter.kernelSet.matchesX86XNNPACK(on: .current) {
                         // XNNPACK's own results, bit for bit, but for two named exceptions.
                         var ulps = 0, differing = 0, outside = 0
