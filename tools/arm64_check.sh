@@ -66,7 +66,7 @@ make_root() {
   mount --rbind "$work" "$root$work"
 }
 arm="$work/arm64" amd="$work/amd64"
-make_root arm64 "$arm" libopenblas-dev python3 python3-venv
+make_root arm64 "$arm" libopenblas-dev libc6-dev python3 python3-venv
 make_root amd64 "$amd" binutils libc6-dev pkg-config
 
 # XNNPACK reads the core from /proc/cpuinfo; qemu-user passes the host's through, so give the root its own.
