@@ -35,21 +35,22 @@ enum Port {
         try MPImage(contentsOfFile: images + "/" + name, orientation: orientation)
     }
 
-    /// The photo's pixels turned 90 degrees counter-clockwise, with the orientation that shows them
-    /// upright again (`.right`): our stand-in for Google's `*_rotated.jpg` images.
+    /// The photo's pixels turned 90 degrees clockwise, with the orientation that shows them upright
+    /// again (`.left`): our stand-in for Google's `*_rotated.jpg` images, which are turned that way
+    /// (the C API tests pass them with `rotation_degrees = -90`).
     static func turnedImage(_ name: String) throws -> MPImage {
         let d = try ImageFile.read(images + "/" + name)
         let w = d.width, h = d.height, n = d.channels
         var stored = [UInt8](repeating: 0, count: w * h * n)
-        // Counter-clockwise: the stored pixel (x, y) of the h-wide result is the upright (w - 1 - y, x).
+        // Clockwise: the stored pixel (x, y) of the h-wide result is the upright (y, h - 1 - x).
         for y in 0..<w {
             for x in 0..<h {
-                let from = (x * w + (w - 1 - y)) * n, to = (y * h + x) * n
+                let from = ((h - 1 - x) * w + y) * n, to = (y * h + x) * n
                 for c in 0..<n { stored[to + c] = d.pixels[from + c] }
             }
         }
         let format: MPImage.PixelFormat = n == 3 ? .rgb8 : (n == 4 ? .rgba8 : .gray8)
-        return try MPImage(pixels: stored, width: h, height: w, pixelFormat: format, orientation: .right)
+        return try MPImage(pixels: stored, width: h, height: w, pixelFormat: format, orientation: .left)
     }
 }
 
