@@ -68,9 +68,11 @@ final class MPPHandLandmarkerTests: XCTestCase, HandLandmarkerLiveStreamDelegate
         XCTAssertEqual(result.handedness.count, numHands)
     }
 
-    /// Google's pointing_up_rotated.jpg with its orientation; here our pointing-up photo turned in
-    /// memory. MediaPipe gives landmarks in the stored pixels' coordinates, we give them in the
-    /// displayed image's, so ours are compared with MediaPipe's on the upright photo.
+    /// Google's pointing_up_rotated.jpg, passed as `UIImageOrientationRight` (which shows it upside
+    /// down; the gesture test passes it as `Left`); here our pointing-up photo turned in memory, with
+    /// the orientation that shows it upright. MediaPipe gives landmarks in the stored pixels'
+    /// coordinates, we give them in the displayed image's, so ours are compared with MediaPipe's on
+    /// the upright photo.
     func testDetectWithRotationSucceeds() throws {
         let landmarker = try HandLandmarker(options: try options())
         let result = try landmarker.detect(image: try Port.turnedImage(Self.kPointingUpImage))
