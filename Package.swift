@@ -89,6 +89,8 @@ let package = Package(
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
+        // MediaPipe's iOS task tests (mediapipe/tasks/ios/test/vision), ported on our photos.
+        .testTarget(name: "GoogleTestsPortTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTests",
                     dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat",
                                    "TestBLASKernels"]),

@@ -17,7 +17,7 @@ enum HandsCommand {
 
     static let gestureOptions: [OptionSpec] = [
         .text("--canned-allowlist", "A,B", default: "all", "report only these canned gestures"),
-        .text("--canned-denylist", "A,B", default: "none", "never report these canned gestures"),
+        .text("--canned-denylist", "A,B", default: "none", "never report these canned gestures (the allowlist wins)"),
         .number("--score-threshold", "X", .unitInterval, default: 0, "minimum score of a reported gesture"),
     ]
 
@@ -99,8 +99,12 @@ enum HandsCommand {
         report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: nil, ids: r.trackingIds)
     }
 
+    /// Gestures go with their hands only when every hand has one: as in MediaPipe, a hand whose
+    /// gesture the filters removed has no entry, so otherwise they are listed apart.
     static func report(_ r: GestureRecognizerResult) -> FrameReport {
-        report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: r.gestures, ids: r.trackingIds)
+        let perHand = r.gestures.count == r.landmarks.count
+        return report(r, landmarks: r.landmarks, handedness: r.handedness, gestures: perHand ? r.gestures : nil,
+                      ids: r.trackingIds, apart: perHand ? [] : r.gestures.compactMap(\.first))
     }
 
     /// The best category of hand `i`, if there is one.
@@ -110,7 +114,7 @@ enum HandsCommand {
     }
 
     static func report(_ result: any Encodable, landmarks: [[NormalizedLandmark]], handedness: [[ResultCategory]],
-                       gestures: [[ResultCategory]]?, ids: [Int]?) -> FrameReport {
+                       gestures: [[ResultCategory]]?, ids: [Int]?, apart: [ResultCategory] = []) -> FrameReport {
         let hands = landmarks.indices.map { i -> String in
             let h = top(handedness, i).map { String(format: "%@ %.2f", $0.categoryName ?? "?", $0.score) } ?? "?"
             let g = top(gestures, i).map { String(format: ", %@ %.2f", $0.categoryName ?? "?", $0.score) } ?? ""
@@ -119,6 +123,8 @@ enum HandsCommand {
         }
         let summary = "\(landmarks.count) hand\(landmarks.count == 1 ? "" : "s")"
             + (hands.isEmpty ? "" : ": " + hands.joined(separator: " "))
+            + (apart.isEmpty ? "" : "; gestures of some of them: "
+                + apart.map { String(format: "%@ %.2f", $0.categoryName ?? "?", $0.score) }.joined(separator: ", "))
         return FrameReport(result: result, summary: summary) { overlay in
             let W = Float(overlay.width), H = Float(overlay.height)
             for (i, lms) in landmarks.enumerated() {

@@ -120,10 +120,19 @@ final class HandCalculatorTests: XCTestCase {
         XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
                                                                options: .init(categoryDenylist: ["Closed_Fist"]))
                         .first?.categoryName, "Open_Palm")
-        XCTAssertThrowsError(try ClassifierOptions(categoryAllowlist: ["a"],
-                                                   categoryDenylist: ["b"]).validate("canned")) { e in
-            XCTAssertTrue("\(e)".contains("mutually exclusive"), "\(e)")
-        }
+        // As MediaPipe's GetAllowOrDenyCategoryIndicesIfAny: both lists are accepted and the allowlist
+        // wins; unknown names are skipped, and a list of only unknown names filters nothing.
+        XCTAssertNoThrow(try ClassifierOptions(categoryAllowlist: ["a"], categoryDenylist: ["b"]).validate("canned"))
+        XCTAssertEqual(ClassificationPostprocessing.categories(
+                        scores, labels: labels,
+                        options: .init(categoryAllowlist: ["Open_Palm"], categoryDenylist: ["Open_Palm"]))
+                        .map(\.categoryName), ["Open_Palm"])
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
+                                                               options: .init(categoryAllowlist: ["Rock"]))
+                        .map(\.categoryName), ["Closed_Fist", "Open_Palm", "None"])
+        XCTAssertEqual(ClassificationPostprocessing.categories(scores, labels: labels,
+                                                               options: .init(categoryDenylist: ["Rock", "None"]))
+                        .map(\.categoryName), ["Closed_Fist", "Open_Palm"])
         // Custom before canned: a non-None custom winner wins; a None custom defers to canned.
         let custom = [ResultCategory(index: 0, score: 0.7, categoryName: "None"),
                       ResultCategory(index: 1, score: 0.3, categoryName: "Rock")]

@@ -78,12 +78,6 @@ final class UserErrorMessageTests: XCTestCase {
             let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures; o.resultCallback = { _, _ in }
             _ = try GestureRecognizer(options: o)
         }
-        expect(["mutually exclusive"]) {
-            let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
-            o.cannedGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["Victory"],
-                                                                  categoryDenylist: ["None"])
-            _ = try GestureRecognizer(options: o)
-        }
         expect(["maxResults", "-3"]) {
             let o = GestureRecognizerOptions(); o.baseOptions.modelAssetPath = gestures
             o.customGesturesClassifierOptions = ClassifierOptions(maxResults: -3)

@@ -31,14 +31,17 @@ final class HandsCommandTests: XCTestCase {
                              images + "/hands_two_1.png"])
         XCTAssertEqual(g.status, 0, g.stderr)
         XCTAssertFalse(g.stdout.contains("Open_Palm"), g.stdout)
+        // Both lists are accepted and the allowlist wins, as in MediaPipe.
+        let both = try CLI.run(["gestures", "--canned-allowlist", "Open_Palm", "--canned-denylist", "Open_Palm",
+                                "--num-hands", "2", images + "/hands_two_1.png"])
+        XCTAssertEqual(both.status, 0, both.stderr)
+        XCTAssertTrue(both.stdout.contains("Open_Palm"), both.stdout)
     }
 
     func testErrors() throws {
         for (args, needle) in [
             (["hands", "--num-hands", "0", images + "/hands_two_1.png"], "--num-hands 0"),
             (["hands", "--canned-allowlist", "A", images + "/hands_two_1.png"], "gestures"),
-            (["gestures", "--canned-allowlist", "A", "--canned-denylist", "B", images + "/hands_two_1.png"],
-             "mutually exclusive"),
             (["gestures", "--min-tracking-confidence", "-1", images + "/hands_two_1.png"],
              "--min-tracking-confidence -1"),
             (["hands", "--model", CLI.models + "/blaze_face_short_range.tflite", images + "/hands_two_1.png"],

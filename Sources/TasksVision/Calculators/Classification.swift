@@ -6,9 +6,11 @@ public final class ClassifierOptions: @unchecked Sendable {
     public var maxResults: Int = -1
     /// Drop categories scoring below this.
     public var scoreThreshold: Float = 0
-    /// Keep only these category names (exclusive with the denylist).
+    /// Keep only these category names. When both lists are given the allowlist wins and the
+    /// denylist is ignored, as in MediaPipe's gesture recognizer; names the model does not have
+    /// are ignored, and a list of only such names filters nothing.
     public var categoryAllowlist: [String]?
-    /// Drop these category names (exclusive with the allowlist).
+    /// Drop these category names (ignored when an allowlist is given).
     public var categoryDenylist: [String]?
 
     public init() {}
@@ -30,10 +32,6 @@ public final class ClassifierOptions: @unchecked Sendable {
     var denylist: [String] { categoryDenylist ?? [] }
 
     func validate(_ what: String) throws {
-        if !allowlist.isEmpty && !denylist.isEmpty {
-            throw VisionTaskError.invalidOption(
-                "\(what): categoryAllowlist and categoryDenylist are mutually exclusive")
-        }
         if maxResults == 0 || maxResults < -1 {
             throw VisionTaskError.invalidOption("\(what): maxResults must be -1 or positive, got \(maxResults)")
         }
@@ -41,17 +39,37 @@ public final class ClassifierOptions: @unchecked Sendable {
     }
 }
 
+/// The category filter of MediaPipe's `ConfigureTensorsToClassificationCalculator`
+/// (`GetAllowOrDenyCategoryIndicesIfAny`): the allowlist if it is non-empty, else the denylist,
+/// as label indices; unknown and repeated names are skipped, and an empty index set filters nothing.
+struct CategoryFilter: Equatable {
+    let indices: Set<Int>
+    let isAllowlist: Bool
+
+    init(options: ClassifierOptions, labels: [String]) {
+        isAllowlist = !options.allowlist.isEmpty
+        let names = isAllowlist ? options.allowlist : options.denylist
+        // The first label of each name, as MediaPipe's search finds it.
+        indices = Set(names.compactMap { labels.firstIndex(of: $0) })
+    }
+
+    /// `TensorsToClassificationCalculator::IsClassIndexAllowed`.
+    func allows(_ index: Int) -> Bool {
+        if indices.isEmpty { return true }
+        return isAllowlist ? indices.contains(index) : !indices.contains(index)
+    }
+}
+
 /// MediaPipe's `TensorsToClassificationCalculator` with classifier options: categories with
 /// labels, filtered by allow/deny list and score threshold, best first, cut to maxResults.
 public enum ClassificationPostprocessing {
     public static func categories(_ scores: [Float], labels: [String], options: ClassifierOptions) -> [ResultCategory] {
+        let filter = CategoryFilter(options: options, labels: labels)
         var out: [ResultCategory] = []
         for (i, s) in scores.enumerated() {
-            let label = i < labels.count ? labels[i] : nil
-            if !options.allowlist.isEmpty && !options.allowlist.contains(label ?? "") { continue }
-            if options.denylist.contains(label ?? "\u{0}") { continue }
+            if !filter.allows(i) { continue }
             if s < options.scoreThreshold { continue }
-            out.append(ResultCategory(index: i, score: s, categoryName: label))
+            out.append(ResultCategory(index: i, score: s, categoryName: i < labels.count ? labels[i] : nil))
         }
         out.sort { $0.score > $1.score }
         if options.maxResults > 0 && out.count > options.maxResults { out = Array(out.prefix(options.maxResults)) }

@@ -21,11 +21,10 @@ final class TaskRunner<Output: Sendable>: @unchecked Sendable {
     /// delegate, named `delegate` in messages, or `resultCallback`) and other modes take none.
     init(mode: RunningMode, label: String, hasReceiver: Bool, delegate: String) throws {
         if mode == .liveStream && !hasReceiver {
-            throw VisionTaskError.invalidOption("the liveStream running mode needs \(delegate) or resultCallback")
+            throw VisionTaskError.invalidOption(MediaPipeErrorText.missingReceiver(delegate))
         }
         if mode != .liveStream && hasReceiver {
-            throw VisionTaskError.invalidOption(
-                "a live-stream delegate or resultCallback is only allowed in the liveStream running mode")
+            throw VisionTaskError.invalidOption(MediaPipeErrorText.delegateOutsideLiveStream)
         }
         self.mode = mode
         self.queue = DispatchQueue(label: "TasksVision.\(label).results")

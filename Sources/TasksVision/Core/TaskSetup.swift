@@ -6,7 +6,7 @@ enum TaskSetup {
             throw VisionTaskError.invalidOption("baseOptions.threads must be in 1...64, got \(base.threads)")
         }
         guard let path = base.modelAssetPath, !path.isEmpty else {
-            throw VisionTaskError.invalidOption("baseOptions.modelAssetPath is not set (nil or empty)")
+            throw VisionTaskError.invalidOption(MediaPipeErrorText.missingModelPath)
         }
         return try resolve(path)
     }

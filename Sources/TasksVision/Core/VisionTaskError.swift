@@ -3,7 +3,12 @@ import Foundation
 /// The one error type the vision tasks throw. Each message names what is wrong: the option,
 /// the image, the method, or the model file (format and engine errors are wrapped as
 /// `invalidModel`, their message kept).
-public enum VisionTaskError: Error, Equatable, CustomStringConvertible, LocalizedError {
+///
+/// As an `NSError` it is MediaPipe's: the domain `com.google.mediapipe.tasks`, the code of
+/// MediaPipe's `TasksErrorCode` (3 for an invalid argument, 5 for a model not found) and, where
+/// MediaPipe has a text for the same mistake, that text as `localizedDescription`. `description`
+/// keeps our own wording, which names the option or method.
+public enum VisionTaskError: Error, Equatable, CustomStringConvertible, LocalizedError, CustomNSError {
     /// An option is out of range or inconsistent.
     case invalidOption(String)
     /// The image cannot be used (size, bytes per row, buffer length).
@@ -30,7 +35,22 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible, Localize
         }
     }
 
-    public var errorDescription: String? { description }
+    /// MediaPipe's text where MediaPipe has one for the same mistake, else `description`.
+    public var errorDescription: String? { MediaPipeErrorText.text(for: self) ?? description }
+
+    /// MediaPipe's error domain (`MPPTasksErrorDomain`).
+    public static var errorDomain: String { MediaPipeErrorText.domain }
+
+    /// MediaPipe's `TasksErrorCode`: 5 (not found) for a missing model, 3 (invalid argument) otherwise,
+    /// as MediaPipe reports these mistakes.
+    public var errorCode: Int {
+        switch self {
+        case .modelNotFound: return MediaPipeErrorText.Code.notFound.rawValue
+        default: return MediaPipeErrorText.Code.invalidArgument.rawValue
+        }
+    }
+
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: errorDescription ?? description] }
 
     /// Runs model loading, giving any error but our own as `invalidModel` with its message
     /// (which names the file), so a caller catches one type.
@@ -41,6 +61,75 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible, Localize
             throw error
         } catch {
             throw VisionTaskError.invalidModel(String(describing: error))
+        }
+    }
+}
+
+/// MediaPipe's error domain, codes and texts (mediapipe/tasks/ios: `MPPCommon.h`,
+/// `MPPVisionTaskRunner.mm`; the C++ task runner and external file handler), for the mistakes
+/// we report as MediaPipe does.
+enum MediaPipeErrorText {
+    static let domain = "com.google.mediapipe.tasks"
+
+    /// `MPPTasksErrorCode` (absl status codes, without OK).
+    enum Code: Int, CaseIterable {
+        case cancelled = 1, unknown, invalidArgument, deadlineExceeded, notFound, alreadyExists,
+             permissionDenied, resourceExhausted, failedPrecondition, aborted, outOfRange, unimplemented,
+             internalError, unavailable, dataLoss, unauthenticated
+    }
+
+    // Our messages for the mistakes MediaPipe words its own way (thrown by TaskRunner and TaskSetup).
+    static let delegateOutsideLiveStream =
+        "a live-stream delegate or resultCallback is only allowed in the liveStream running mode"
+    static func missingReceiver(_ delegate: String) -> String {
+        "the liveStream running mode needs \(delegate) or resultCallback"
+    }
+    static let missingModelPath = "baseOptions.modelAssetPath is not set (nil or empty)"
+
+    static let delegateInImageOrVideoMode =
+        "The vision task is in image or video mode. The delegate must not be set in the task's options."
+    static let missingDelegateInLiveStream =
+        "The vision task is in live stream mode. An object must be set as the delegate of the task in its "
+        + "options to ensure asynchronous delivery of results."
+    static let timestampNotIncreasing = "INVALID_ARGUMENT: Input timestamp must be monotonically increasing."
+    static let externalFileUnset = "INVALID_ARGUMENT: ExternalFile must specify at least one of 'file_content', "
+        + "'file_name', 'file_pointer_meta' or 'file_descriptor_meta'."
+
+    /// The mode's name in MediaPipe's texts (`MPPRunningModeDisplayName`).
+    static func displayName(_ mode: RunningMode) -> String {
+        switch mode {
+        case .image: return "Image"
+        case .video: return "Video"
+        case .liveStream: return "Live Stream"
+        }
+    }
+
+    /// The running mode a task method belongs to, from its name: `…Async(…)` is live stream,
+    /// `…(videoFrame:…)` video, the rest image mode.
+    static func mode(ofMethod method: String) -> RunningMode {
+        if method.contains("Async(") { return .liveStream }
+        if method.contains("videoFrame:") { return .video }
+        return .image
+    }
+
+    static func wrongMode(method: String, current: RunningMode) -> String {
+        let wanted = displayName(mode(ofMethod: method)).lowercased()
+        return "The vision task is not initialized with \(wanted) mode. Current Running Mode: \(displayName(current))"
+    }
+
+    /// MediaPipe's text for the error, when MediaPipe has one.
+    static func text(for error: VisionTaskError) -> String? {
+        switch error {
+        case let .wrongRunningMode(called, mode): return wrongMode(method: called, current: mode)
+        case .nonMonotonicTimestamp: return timestampNotIncreasing
+        case .invalidOption(let s):
+            if s == delegateOutsideLiveStream { return delegateInImageOrVideoMode }
+            if s.hasPrefix("the liveStream running mode needs ") && s.hasSuffix(" or resultCallback") {
+                return missingDelegateInLiveStream
+            }
+            if s == missingModelPath { return externalFileUnset }
+            return nil
+        default: return nil
         }
     }
 }

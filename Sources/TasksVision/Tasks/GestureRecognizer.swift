@@ -57,6 +57,11 @@ extension GestureRecognizerLiveStreamDelegate {
 }
 
 /// Hands and their gestures in one image. Gesture categories have index -1, as in MediaPipe.
+///
+/// As in MediaPipe, `gestures` lists only the hands whose gesture passed the classifier options
+/// (allow and deny lists, score threshold), in hand order; when no hand's gesture passed, the
+/// whole result is empty (no hands, landmarks or handedness). With the default options every
+/// hand has a gesture ("None" at worst), so `gestures[i]` belongs to hand `i`.
 public struct GestureRecognizerResult: Sendable, Equatable, Codable {
     public var landmarks: [[NormalizedLandmark]]
     public var worldLandmarks: [[Landmark]]
@@ -290,12 +295,19 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
                 timestamp: Int) -> GestureRecognizerResult {
         var r = GestureRecognizerResult(gestures: [], handedness: [], landmarks: [], worldLandmarks: [],
                                         timestampInMilliseconds: timestamp)
+        // As MediaPipe's graph: a hand whose gesture did not survive the classifier options has no
+        // entry in `gestures` (EndLoopCalculator skips it), and with no gesture at all the task
+        // returns an empty result, without the hands (GestureRecognizer::Recognize).
+        guard found.contains(where: { !$0.gestures.isEmpty }) else {
+            if options.runningMode != .image { r.trackingIds = [] }
+            return r
+        }
         for (hand, gestures) in found {
             let d = HandPipeline.display(hand, orientation: image.orientation)
             r.landmarks.append(d.landmarks)
             r.worldLandmarks.append(d.world)
             r.handedness.append([hand.handedness])
-            r.gestures.append(gestures)
+            if !gestures.isEmpty { r.gestures.append(gestures) }
         }
         if options.runningMode != .image { r.trackingIds = found.map { $0.hand.trackId ?? 0 } }
         return r
