@@ -34,6 +34,7 @@ final class ErrorBridgingTests: XCTestCase {
             let e = error as NSError
             XCTAssertEqual(e.domain, "com.google.mediapipe.tasks")
             XCTAssertEqual(e.code, code, "\(error)")
+            XCTAssertEqual(error.tasksErrorCode.rawValue, code)
             XCTAssertEqual(e.localizedDescription, error.description)
         }
     }
@@ -44,6 +45,10 @@ final class ErrorBridgingTests: XCTestCase {
         o.baseOptions.modelAssetPath = "/no/such/dir/hand_landmarker.task"
         let error = thrownError { _ = try HandLandmarker(options: o) }
         XCTAssertEqual((error as NSError?)?.code, 5)
+        XCTAssertEqual((error as? VisionTaskError)?.tasksErrorCode, .notFoundError)
+        // MPPCommon.h's numbering, first, middle and last.
+        XCTAssertEqual([TasksErrorCode.cancelledError, .invalidArgumentError, .internalError, .unauthenticatedError]
+                        .map(\.rawValue), [1, 3, 13, 16])
         XCTAssertTrue((error as NSError?)?.localizedDescription.contains("/no/such/dir/hand_landmarker.task") == true)
     }
 }

@@ -41,14 +41,17 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible, Localize
     /// MediaPipe's error domain (`MPPTasksErrorDomain`).
     public static var errorDomain: String { MediaPipeErrorText.domain }
 
-    /// MediaPipe's `TasksErrorCode`: 5 (not found) for a missing model, 3 (invalid argument) otherwise,
+    /// MediaPipe's error code: `notFoundError` (5) for a missing model, `invalidArgumentError` (3) otherwise,
     /// as MediaPipe reports these mistakes.
-    public var errorCode: Int {
+    public var tasksErrorCode: TasksErrorCode {
         switch self {
-        case .modelNotFound: return MediaPipeErrorText.Code.notFound.rawValue
-        default: return MediaPipeErrorText.Code.invalidArgument.rawValue
+        case .modelNotFound: return .notFoundError
+        default: return .invalidArgumentError
         }
     }
+
+    /// `tasksErrorCode` as a number, the `NSError` code.
+    public var errorCode: Int { tasksErrorCode.rawValue }
 
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: errorDescription ?? description] }
 
@@ -65,18 +68,19 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible, Localize
     }
 }
 
+/// MediaPipe's error codes (`MPPTasksErrorCode` of MediaPipe Tasks for iOS: absl's status codes without OK), so code
+/// that compares `(error as NSError).code` with MediaPipe's codes reads the same.
+public enum TasksErrorCode: Int, CaseIterable, Sendable {
+    case cancelledError = 1, unknownError, invalidArgumentError, deadlineExceededError, notFoundError,
+         alreadyExistsError, permissionDeniedError, resourceExhaustedError, failedPreconditionError, abortedError,
+         outOfRangeError, unimplementedError, internalError, unavailableError, dataLossError, unauthenticatedError
+}
+
 /// MediaPipe's error domain, codes and texts (mediapipe/tasks/ios: `MPPCommon.h`,
 /// `MPPVisionTaskRunner.mm`; the C++ task runner and external file handler), for the mistakes
 /// we report as MediaPipe does.
 enum MediaPipeErrorText {
     static let domain = "com.google.mediapipe.tasks"
-
-    /// `MPPTasksErrorCode` (absl status codes, without OK).
-    enum Code: Int, CaseIterable {
-        case cancelled = 1, unknown, invalidArgument, deadlineExceeded, notFound, alreadyExists,
-             permissionDenied, resourceExhausted, failedPrecondition, aborted, outOfRange, unimplemented,
-             internalError, unavailable, dataLoss, unauthenticated
-    }
 
     // Our messages for the mistakes MediaPipe words its own way (thrown by TaskRunner and TaskSetup).
     static let delegateOutsideLiveStream =
