@@ -55,9 +55,12 @@ enum HandsCommand {
             canned.categoryAllowlist = o.list("--canned-allowlist")
             canned.categoryDenylist = o.list("--canned-denylist")
             canned.scoreThreshold = try o.float("--score-threshold")
-            custom.scoreThreshold = canned.scoreThreshold
             options.cannedGesturesClassifierOptions = canned
-            options.customGesturesClassifierOptions = custom
+            // Without --score-threshold a custom classifier keeps its metadata's threshold, as in MediaPipe.
+            if o.isSet("--score-threshold") {
+                custom.scoreThreshold = canned.scoreThreshold
+                options.customGesturesClassifierOptions = custom
+            }
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let recognizer = try GestureRecognizer(options: options)
             switch input.runningMode {
