@@ -7,6 +7,8 @@ GestureBundleParityTests compares with this project's results:
     and checks it gets the same bytes before comparing);
   - MediaPipe's GestureRecognizer (image mode, default options) on each image: per hand, the
     gesture's name and score, the handedness and the landmarks;
+  - the same with the canned classifier allowed only None (the custom classifier's own decisions),
+    and how many training hands MediaPipe classifies as labeled that way;
   - ai-edge-litert's interpreter on the bundle's custom_gesture_classifier.tflite alone, for the
     embeddings of tests/Fixtures/training/gesture_head_reference.json: the float32 bits of each output.
 
@@ -55,19 +57,38 @@ def main():
     from mediapipe.tasks.python.core import base_options
     from ai_edge_litert.interpreter import Interpreter
 
+    from mediapipe.tasks.python.components.processors import classifier_options
+
     data = open(a.bundle, "rb").read()
-    results = []
-    options = vision.GestureRecognizerOptions(base_options=base_options.BaseOptions(model_asset_buffer=data))
-    with vision.GestureRecognizer.create_from_options(options) as recognizer:
-        for key, path in images():
-            r = recognizer.recognize(mp.Image.create_from_file(path))
-            hands = []
-            for i in range(len(r.hand_landmarks)):
-                hands.append(dict(
-                    gestures=[[g.category_name, g.score] for g in r.gestures[i]],
-                    handedness=[r.handedness[i][0].category_name, r.handedness[i][0].score],
-                    landmarks=[[lm.x, lm.y, lm.z] for lm in r.hand_landmarks[i]]))
-            results.append(dict(image=key, hands=hands))
+
+    def run(**extra):
+        results = []
+        options = vision.GestureRecognizerOptions(base_options=base_options.BaseOptions(model_asset_buffer=data),
+                                                  **extra)
+        with vision.GestureRecognizer.create_from_options(options) as recognizer:
+            for key, path in images():
+                r = recognizer.recognize(mp.Image.create_from_file(path))
+                hands = []
+                for i in range(len(r.hand_landmarks)):
+                    hands.append(dict(
+                        gestures=[[g.category_name, g.score] for g in r.gestures[i]],
+                        handedness=[r.handedness[i][0].category_name, r.handedness[i][0].score],
+                        landmarks=[[lm.x, lm.y, lm.z] for lm in r.hand_landmarks[i]]))
+                results.append(dict(image=key, hands=hands))
+        return results
+
+    results = run()
+    # The custom classifier's decisions: the canned classifier may only say None, so a hand the
+    # custom classifier calls None stays None instead of falling back to a canned gesture.
+    custom_only = run(canned_gesture_classifier_options=classifier_options.ClassifierOptions(
+        category_allowlist=["None"]))
+    hands = correct = 0
+    for r in custom_only:
+        if r["image"].startswith("gesture_training/"):
+            label = r["image"].split("/")[1]
+            for h in r["hands"]:
+                hands += 1
+                correct += bool(h["gestures"]) and h["gestures"][0][0].lower() == label.lower()
 
     inner = zipfile.ZipFile(io.BytesIO(zipfile.ZipFile(a.bundle).read("hand_gesture_recognizer.task")))
     classifier = inner.read("custom_gesture_classifier.tflite")
@@ -83,11 +104,13 @@ def main():
         outputs.append([struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in y])
 
     fixture = dict(mediapipe=mp.__version__, bundle_sha256=hashlib.sha256(data).hexdigest(), results=results,
+                   custom_only_results=custom_only, training_hands=hands, training_hands_correct=correct,
                    classifier_output_bits=outputs)
     with open(a.out, "w") as f:
         json.dump(fixture, f, indent=None)
     found = sum(1 for r in results if r["hands"])
-    print(f"wrote {os.path.relpath(a.out)}: {len(results)} images, {found} with a hand")
+    print(f"wrote {os.path.relpath(a.out)}: {len(results)} images, {found} with a hand; MediaPipe classifies "
+          f"{correct} of the {hands} training hands as labeled ({100 * correct / max(1, hands):.1f}%)")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ public struct GestureDataset: Sendable, Equatable {
         /// Index into `labels`.
         public var label: Int
         public var hand: GestureHand
-        /// Where the hand came from (an image path, a CSV row), for reports.
+        /// Where the hand came from (an image path relative to the dataset folder), for reports.
         public var source: String
 
         public init(label: Int, hand: GestureHand, source: String = "") {
@@ -121,7 +121,7 @@ extension GestureDataset {
             throw TrainingError.invalidDataset("\(folder) has no label sub-folders")
         }
         let labels = try orderedLabels(labelFolders)
-        var files: [(label: Int, path: String)] = []
+        var files: [(label: Int, path: String, source: String)] = []
         for (i, label) in labels.enumerated() {
             let sub = folder + "/" + label
             let names = try fm.contentsOfDirectory(atPath: sub).filter { !$0.hasPrefix(".") }
@@ -129,7 +129,7 @@ extension GestureDataset {
             for name in names {
                 var d: ObjCBool = false
                 if fm.fileExists(atPath: sub + "/" + name, isDirectory: &d), !d.boolValue {
-                    files.append((i, sub + "/" + name))
+                    files.append((i, sub + "/" + name, label + "/" + name))
                 }
             }
         }
@@ -162,7 +162,7 @@ extension GestureDataset {
                 report.withoutHand.append(file.path)
                 continue
             }
-            samples.append(Sample(label: file.label, hand: hand, source: file.path))
+            samples.append(Sample(label: file.label, hand: hand, source: file.source))
         }
         report.seconds = Date().timeIntervalSince(start)
         if samples.isEmpty {

@@ -1,0 +1,113 @@
+import Foundation
+import TasksVision
+import TasksVisionEngine
+import TasksVisionFormat
+import TasksVisionImageIO
+@testable import TasksVisionTraining
+import XCTest
+
+/// A bundle trained here, loaded by MediaPipe 1.2.3 (tools/reference_gesture_bundle.py wrote the
+/// fixture from the bundle `vision gestures train ../shared/testdata/gesture_training --epochs 100`
+/// writes): retrained from the committed landmarks CSV it has the same bytes, its classifier alone
+/// gives ai-edge-litert's bits, and our GestureRecognizer gives MediaPipe's gestures on the
+/// training photos and on the hand photos it was not trained on.
+final class GestureBundleParityTests: XCTestCase {
+    struct Fixture {
+        let sha256: String
+        let results: [[String: Any]]
+        let customOnly: [[String: Any]]
+        let outputBits: [[UInt32]]
+        let trainingHands: Int
+        let trainingHandsCorrect: Int
+    }
+
+    static func fixture() throws -> Fixture {
+        let path = TrainingTestPaths.fixtures + "/training/mediapipe_trained_bundle.json"
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let d = json as? [String: Any], let sha = d["bundle_sha256"] as? String,
+              let results = d["results"] as? [[String: Any]], let custom = d["custom_only_results"] as? [[String: Any]],
+              let bits = d["classifier_output_bits"] as? [[NSNumber]], let hands = d["training_hands"] as? Int,
+              let correct = d["training_hands_correct"] as? Int else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return Fixture(sha256: sha, results: results, customOnly: custom, outputBits: bits.map { $0.map(\.uint32Value) },
+                       trainingHands: hands, trainingHandsCorrect: correct)
+    }
+
+    /// The bundle of the fixture, retrained from the landmarks CSV of the same photos.
+    static func bundle() throws -> [UInt8] {
+        let dataset = try GestureLandmarksCSV.dataset(path: TrainingTestPaths.fixtures
+                                                      + "/training/gesture_training_landmarks.csv")
+        XCTAssertEqual(dataset.labels, ["none", "call", "four", "rock"])
+        XCTAssertEqual(dataset.samples.count, 32)
+        let base = try GestureRecognizerBundle.Base(path: TrainingTestPaths.models + "/gesture_recognizer.task")
+        var options = GestureTrainingOptions()
+        options.epochs = 100
+        let classifier = try GestureClassifierTrainer(options: options).train(dataset,
+                                                                              embedder: try base.gestureEmbedder())
+        XCTAssertEqual(classifier.labels, ["None", "call", "four", "rock"])
+        return try GestureRecognizerBundle.bytes(base: base, customClassifier: try classifier.classifierModel())
+    }
+
+    func testRetrainedBundleHasTheBytesMediaPipeWasRunOn() throws {
+        let f = try Self.fixture()
+        XCTAssertEqual(SHA256.hexDigest(of: try Self.bundle()), f.sha256)
+    }
+
+    func testClassifierAloneGivesLiteRTsBits() throws {
+        let f = try Self.fixture()
+        let bundle = try TaskBundle(bytes: try Self.bundle(), name: "trained.task")
+        let model = try bundle.bundle("hand_gesture_recognizer.task").model("custom_gesture_classifier.tflite")
+        let interpreter = try Interpreter(model: model)
+        let embeddings = try GestureClassifierTrainingTests.reference().embeddings
+        XCTAssertEqual(embeddings.count, f.outputBits.count)
+        for (e, expected) in zip(embeddings, f.outputBits) {
+            try interpreter.setInput(0, e)
+            interpreter.invoke()
+            XCTAssertEqual(try interpreter.output(0).map(\.bitPattern), expected)
+        }
+    }
+
+    func testRecognizerGivesMediaPipesGestures() throws {
+        let f = try Self.fixture()
+        let path = NSTemporaryDirectory() + "/gesture_parity_\(getpid()).task"
+        try Data(try Self.bundle()).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let plain = try GestureRecognizer(modelPath: path)
+        let o = GestureRecognizerOptions()
+        o.baseOptions.modelAssetPath = path
+        o.cannedGesturesClassifierOptions = ClassifierOptions(categoryAllowlist: ["None"])
+        let customOnly = try GestureRecognizer(options: o)
+        var worst: Float = 0, hands = 0, correct = 0
+        for (recognizer, results) in [(plain, f.results), (customOnly, f.customOnly)] {
+            XCTAssertEqual(results.count, 56)
+            for r in results {
+                let key = try XCTUnwrap(r["image"] as? String)
+                let expected = try XCTUnwrap(r["hands"] as? [[String: Any]])
+                let image = try MPImage(contentsOfFile: TrainingTestPaths.shared + "/testdata/" + key)
+                let ours = try recognizer.recognize(image: image)
+                XCTAssertEqual(ours.gestures.count, expected.count, key)
+                for (g, e) in zip(ours.gestures, expected) {
+                    let theirs = try XCTUnwrap(e["gestures"] as? [[Any]])
+                    XCTAssertEqual(g.map { $0.categoryName ?? "" }, theirs.map { $0[0] as? String ?? "?" }, key)
+                    for (c, t) in zip(g, theirs) {
+                        let score = Float((t[1] as? Double) ?? -1)
+                        worst = max(worst, abs(c.score - score))
+                        XCTAssertEqual(c.score, score, accuracy: 1e-4, key)
+                    }
+                    if recognizer === customOnly, key.hasPrefix("gesture_training/") {
+                        hands += 1
+                        if g.first?.categoryName?.lowercased() == key.split(separator: "/")[1].lowercased() {
+                            correct += 1
+                        }
+                    }
+                }
+            }
+        }
+        print("trained bundle: our gestures vs MediaPipe 1.2.3: names equal, scores within \(worst); "
+              + "\(correct) of \(hands) training hands classified as labeled")
+        XCTAssertEqual(hands, f.trainingHands)
+        XCTAssertEqual(correct, f.trainingHandsCorrect)
+        XCTAssertGreaterThanOrEqual(Double(correct), 0.9 * Double(hands))
+    }
+}
