@@ -15,8 +15,8 @@ enum GesturesEvaluateCommand {
             GesturesLandmarksCommand.detectionOption,
             TaskOptions.threads,
         ],
-        notes: ["The bundle's own hand landmarker finds the hands; its embedder and custom classifier, run as "
-                + "MediaPipe runs them, classify them."])
+        notes: ["The bundle's own hand landmarker finds the hands; its embedder and custom classifier, run as",
+                "MediaPipe runs them, classify them."])
 
     struct Report: Encodable {
         let labels: [String]

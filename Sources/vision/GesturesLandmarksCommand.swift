@@ -16,8 +16,8 @@ enum GesturesLandmarksCommand {
         summary: "Find the hand in each image of a gesture dataset (one folder per label) and write a landmarks CSV.",
         positional: ["DATASET"],
         options: [.required("--out", "F.csv", "the CSV to write"), baseOption, detectionOption, TaskOptions.threads],
-        notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands showing "
-                + "none of the gestures."])
+        notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands",
+                "showing none of the gestures."])
 
     static func run(_ args: [String]) throws {
         let o = try table.parse(args)

@@ -39,8 +39,8 @@ enum GesturesTrainCommand {
             GesturesLandmarksCommand.detectionOption,
             TaskOptions.threads,
         ],
-        notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands showing "
-                + "none of the gestures. Run the result with: vision gestures --model F.task IMAGE..."])
+        notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands",
+                "showing none of the gestures. Run the result with: vision gestures --model F.task IMAGE..."])
 
     static func hiddenWidths(_ text: String) -> [Int]? {
         let parts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
