@@ -9,6 +9,8 @@ GestureBundleParityTests compares with this project's results:
     gesture's name and score, the handedness and the landmarks;
   - the same with the canned classifier allowed only None (the custom classifier's own decisions),
     and how many training hands MediaPipe classifies as labeled that way;
+  - the custom classifier as the official generated readers see it (ai-edge-litert's TFLite schema,
+    MediaPipe's metadata schema) and Python's zipfile its labels;
   - ai-edge-litert's interpreter on the bundle's custom_gesture_classifier.tflite alone, for the
     embeddings of tests/Fixtures/training/gesture_head_reference.json: the float32 bits of each output.
 
@@ -103,9 +105,37 @@ def main():
         y = interpreter.get_tensor(out["index"])[0]
         outputs.append([struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in y])
 
+    # The classifier read with the official generated readers (ai-edge-litert's TFLite schema,
+    # MediaPipe's metadata schema), not with ours.
+    from ai_edge_litert import schema_py_generated as tfl
+    from mediapipe.tasks.metadata import metadata_schema_py_generated as mdfb
+    model = tfl.ModelT.InitFromPackedBuf(classifier, 0)
+    graph = model.subgraphs[0]
+    entry = next(e for e in model.metadata if e.name == b"TFLITE_METADATA")
+    metadata_bytes = bytes(model.buffers[entry.buffer].data)
+    assert mdfb.ModelMetadata.ModelMetadataBufferHasIdentifier(metadata_bytes, 0)
+    md = mdfb.ModelMetadataT.InitFromPackedBuf(metadata_bytes, 0)
+    sg = md.subgraphMetadata[0]
+    output = sg.outputTensorMetadata[0]
+    official = dict(
+        version=model.version,
+        operators=[[model.operatorCodes[o.opcodeIndex].builtinCode, model.operatorCodes[o.opcodeIndex].version,
+                    o.builtinOptionsType, [int(i) for i in o.inputs], [int(i) for i in o.outputs]]
+                   for o in graph.operators],
+        tensors=[[t.name.decode(), [int(d) for d in t.shape], t.type] for t in graph.tensors],
+        inputs=[int(i) for i in graph.inputs], outputs=[int(i) for i in graph.outputs],
+        metadata_buffers=[e.name.decode() for e in model.metadata],
+        metadata=dict(name=md.name.decode(), description=md.description.decode(),
+                      min_parser_version=md.minParserVersion.decode(),
+                      input=sg.inputTensorMetadata[0].name.decode(), output=output.name.decode(),
+                      score_threshold=[u.options.globalScoreThreshold for u in output.processUnits
+                                       if u.optionsType == mdfb.ProcessUnitOptions.ScoreThresholdingOptions],
+                      files=[[f.name.decode(), f.type] for f in output.associatedFiles]),
+        labels=zipfile.ZipFile(io.BytesIO(classifier)).read("labels.txt").decode())
+
     fixture = dict(mediapipe=mp.__version__, bundle_sha256=hashlib.sha256(data).hexdigest(), results=results,
                    custom_only_results=custom_only, training_hands=hands, training_hands_correct=correct,
-                   classifier_output_bits=outputs)
+                   classifier_output_bits=outputs, classifier_official_reading=official)
     with open(a.out, "w") as f:
         json.dump(fixture, f, indent=None)
     found = sum(1 for r in results if r["hands"])

@@ -1,7 +1,7 @@
 import Foundation
 import TasksVision
 import TasksVisionEngine
-import TasksVisionFormat
+@testable import TasksVisionFormat
 import TasksVisionImageIO
 @testable import TasksVisionTraining
 import XCTest
@@ -30,7 +30,8 @@ final class GestureBundleParityTests: XCTestCase {
               let correct = d["training_hands_correct"] as? Int else {
             throw CocoaError(.fileReadCorruptFile)
         }
-        return Fixture(sha256: sha, results: results, customOnly: custom, outputBits: bits.map { $0.map(\.uint32Value) },
+        return Fixture(sha256: sha, results: results, customOnly: custom,
+                       outputBits: bits.map { $0.map(\.uint32Value) },
                        trainingHands: hands, trainingHandsCorrect: correct)
     }
 
@@ -109,5 +110,45 @@ final class GestureBundleParityTests: XCTestCase {
         XCTAssertEqual(hands, f.trainingHands)
         XCTAssertEqual(correct, f.trainingHandsCorrect)
         XCTAssertGreaterThanOrEqual(Double(correct), 0.9 * Double(hands))
+    }
+
+    /// The official generated readers (ai-edge-litert's TFLite schema, MediaPipe's metadata schema)
+    /// read the exported classifier as our readers do.
+    func testOfficialReadersReadWhatWeRead() throws {
+        let path = TrainingTestPaths.fixtures + "/training/mediapipe_trained_bundle.json"
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
+        let official = try XCTUnwrap((json as? [String: Any])?["classifier_official_reading"] as? [String: Any])
+        let model = try TaskBundle(bytes: try Self.bundle(), name: "trained.task")
+            .bundle("hand_gesture_recognizer.task").model("custom_gesture_classifier.tflite")
+        let graph = model.subgraphs[0]
+        XCTAssertEqual(official["version"] as? Int, Int(model.version))
+        let ops = try XCTUnwrap(official["operators"] as? [[Any]])
+        XCTAssertEqual(ops.count, graph.operators.count)
+        for (o, e) in zip(graph.operators, ops) {
+            XCTAssertEqual(e[0] as? Int, Int(o.opcode.rawValue))
+            XCTAssertEqual(e[1] as? Int, o.version)
+            XCTAssertEqual(e[2] as? Int, OperatorOptions.expectedUnionType(o.opcode).map(Int.init))
+            XCTAssertEqual(e[3] as? [Int], o.inputs)
+            XCTAssertEqual(e[4] as? [Int], o.outputs)
+        }
+        let tensors = try XCTUnwrap(official["tensors"] as? [[Any]])
+        XCTAssertEqual(tensors.map { $0[0] as? String ?? "" }, graph.tensors.map(\.name))
+        XCTAssertEqual(tensors.map { $0[1] as? [Int] ?? [] }, graph.tensors.map(\.shape))
+        XCTAssertEqual(tensors.map { $0[2] as? Int ?? -1 }, graph.tensors.map { Int($0.type.rawValue) })
+        XCTAssertEqual(official["inputs"] as? [Int], graph.inputs)
+        XCTAssertEqual(official["outputs"] as? [Int], graph.outputs)
+        XCTAssertEqual(official["metadata_buffers"] as? [String], model.metadataBuffers.map(\.name))
+        let m = try XCTUnwrap(official["metadata"] as? [String: Any])
+        let ours = try XCTUnwrap(try model.metadata())
+        XCTAssertEqual(m["name"] as? String, ours.name)
+        XCTAssertEqual(m["description"] as? String, ours.description)
+        XCTAssertEqual(m["min_parser_version"] as? String, ours.minParserVersion)
+        XCTAssertEqual(m["input"] as? String, ours.subgraphs.first?.inputs.first?.name)
+        let output = try XCTUnwrap(ours.subgraphs.first?.outputs.first)
+        XCTAssertEqual(m["output"] as? String, output.name)
+        XCTAssertEqual((m["score_threshold"] as? [Double])?.map(Float.init), output.scoreThreshold.map { [$0] })
+        XCTAssertEqual(m["files"] as? [[AnyHashable]], output.associatedFiles.map { [$0.name, Int($0.type.rawValue)] })
+        XCTAssertEqual(official["labels"] as? String,
+                       try model.associatedFiles()["labels.txt"].map { String(decoding: $0, as: UTF8.self) })
     }
 }

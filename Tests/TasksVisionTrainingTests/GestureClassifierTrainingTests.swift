@@ -79,7 +79,8 @@ final class GestureClassifierTrainingTests: XCTestCase {
                 XCTAssertEqual(h.accuracy, e["accuracy"] ?? .nan, accuracy: 1e-12, name)
                 if let v = e["validation_loss"] {
                     XCTAssertEqual(h.validationLoss ?? .nan, v, accuracy: 1e-9, name)
-                    XCTAssertEqual(h.validationAccuracy ?? .nan, e["validation_accuracy"] ?? .nan, accuracy: 1e-12, name)
+                    XCTAssertEqual(h.validationAccuracy ?? .nan, e["validation_accuracy"] ?? .nan, accuracy: 1e-12,
+                                   name)
                 } else {
                     XCTAssertNil(h.validationLoss, name)
                 }

@@ -104,10 +104,10 @@ final class GestureDatasetTests: XCTestCase {
         var options = GestureTrainingOptions()
         options.batchSize = 8
         let base = try GestureRecognizerBundle.Base(path: Self.base)
-        XCTAssertThrowsError(try GestureClassifierTrainer(options: options).train(dataset,
-                                                                                  embedder: try base.gestureEmbedder())) {
-            XCTAssertTrue("\($0)".contains("4 training samples (of 4, validation split 0.0) are fewer than a batch of 8"),
-                          "\($0)")
+        let embedder = try base.gestureEmbedder()
+        XCTAssertThrowsError(try GestureClassifierTrainer(options: options).train(dataset, embedder: embedder)) {
+            XCTAssertTrue("\($0)".contains("4 training samples (of 4, validation split 0.0) are fewer than a batch "
+                                           + "of 8"), "\($0)")
         }
         // Not a folder at all.
         XCTAssertThrowsError(try GestureDataset.fromFolder(noHand, handLandmarker: Self.handLandmarker)) {
@@ -123,19 +123,22 @@ final class GestureDatasetTests: XCTestCase {
             inputSize: 128, hiddenWidths: [], classes: 2, random: &random))
         XCTAssertThrowsError(try GestureRecognizerBundle.write(base: base, classifier: classifier,
                                                                to: "/nonexistent_folder/g.task")) {
-            XCTAssertEqual("\($0)", "/nonexistent_folder/g.task: cannot write: folder /nonexistent_folder does not exist")
+            XCTAssertEqual("\($0)",
+                           "/nonexistent_folder/g.task: cannot write: folder /nonexistent_folder does not exist")
         }
         let folder = NSTemporaryDirectory() + "/gesture_out_\(getpid())"
         try FileManager.default.createDirectory(atPath: folder + "/g.task", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        XCTAssertThrowsError(try GestureRecognizerBundle.write(base: base, classifier: classifier, to: folder + "/g.task"))
+        XCTAssertThrowsError(try GestureRecognizerBundle.write(base: base, classifier: classifier,
+                                                               to: folder + "/g.task"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["g.task"])
         try GestureRecognizerBundle.write(base: base, classifier: classifier, to: folder + "/ok.task")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["g.task", "ok.task"])
         let bundle = try TaskBundle(path: folder + "/ok.task")
         XCTAssertEqual(bundle.memberNames, ["hand_landmarker.task", "hand_gesture_recognizer.task"])
         XCTAssertEqual(try bundle.bundle("hand_gesture_recognizer.task").memberNames,
-                       ["gesture_embedder.tflite", "canned_gesture_classifier.tflite", "custom_gesture_classifier.tflite"])
+                       ["gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+                        "custom_gesture_classifier.tflite"])
         XCTAssertNoThrow(try GestureRecognizer(modelPath: folder + "/ok.task"))
     }
 
