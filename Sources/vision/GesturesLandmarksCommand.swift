@@ -71,6 +71,9 @@ enum GesturesLandmarksCommand {
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
         for s in report.unreadable { warn("skipped \(s.path): \(s.reason)") }
         for label in report.droppedLabels { warn("label '\(label)' left out: none of its images has a hand") }
+        if dataset.counts.first == 0, let background = dataset.labels.first {
+            warn("the background label '\(background)' has no hand: the classifier learns no 'None'")
+        }
         let counts = zip(dataset.labels, dataset.counts).map { "\($0) \($1)" }.joined(separator: ", ")
         print("dataset: \(report.images) images, \(dataset.samples.count) hands (\(counts)), "
               + "\(report.withoutHand.count) without a hand, \(report.unreadable.count) unreadable; "
