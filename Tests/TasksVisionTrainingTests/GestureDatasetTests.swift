@@ -36,6 +36,10 @@ final class GestureDatasetTests: XCTestCase {
             }
         }
         XCTAssertLessThan(worst, 1e-3)
+        // Any thread count finds the same hands, bit for bit.
+        let threaded = try GestureDataset.fromFolder(TrainingTestPaths.gestureTraining,
+                                                     handLandmarker: Self.handLandmarker, threads: 3).dataset
+        XCTAssertEqual(threaded, dataset)
     }
 
     func testCSVReadsBackTheSame() throws {
