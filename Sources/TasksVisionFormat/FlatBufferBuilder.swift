@@ -82,7 +82,7 @@ public enum FlatBufferWriter {
             w.out += id
         }
         let rootPosition = try w.table(root)
-        w.patch(0, UInt32(rootPosition))
+        w.patch(0, UInt32(truncatingIfNeeded: rootPosition))
         guard w.out.count <= Int(Int32.max) else {
             throw FormatError.unsupported(file: "flatbuffer", reason: "\(w.out.count) bytes exceed the 2 GiB limit")
         }
@@ -103,7 +103,7 @@ public enum FlatBufferWriter {
         /// Writes a reference's target and points the `uoffset` at `slot` to it.
         mutating func resolve(_ slot: Int, _ value: FlatValue) throws {
             let target = try self.value(value)
-            patch(slot, UInt32(target - slot))
+            patch(slot, UInt32(truncatingIfNeeded: target - slot))  // sizes are checked at the end
         }
 
         mutating func table(_ object: FlatObject) throws -> Int {

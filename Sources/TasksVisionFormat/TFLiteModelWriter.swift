@@ -122,6 +122,10 @@ public struct TFLiteModelWriter: Sendable {
             }
             var tensors: [FlatObject] = []
             for (ti, t) in sg.tensors.enumerated() {
+                guard t.shape.allSatisfy({ $0 >= 0 && $0 <= Int(Int32.max) }) else {
+                    throw FormatError.malformed(file: "model being written",
+                                                reason: "\(what) tensor \(ti) (\(t.name)) has shape \(t.shape)")
+                }
                 var o = FlatObject()
                 o.set(0, int32s: t.shape.map { Int32(clamping: $0) })
                 o.set(1, u8: t.type.rawValue)

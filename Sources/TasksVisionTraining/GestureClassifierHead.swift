@@ -39,11 +39,25 @@ public struct GestureClassifierHead: Sendable, Equatable {
     public static let momentum = 0.99
     public static let epsilon = 1e-3
 
-    public var blocks: [Block]
+    public private(set) var blocks: [Block]
     public var classes: Int { blocks.last?.outputs ?? 0 }
     public var inputSize: Int { blocks.first?.inputs ?? 0 }
 
-    public init(blocks: [Block]) { self.blocks = blocks }
+    /// A head of these blocks; each block's arrays must match its sizes, and each block take
+    /// what the one before gives.
+    public init(blocks: [Block]) throws {
+        guard !blocks.isEmpty else { throw TrainingError.invalidOption("a head needs at least one block") }
+        for (i, b) in blocks.enumerated() {
+            let d = b.inputs, o = b.outputs
+            guard d >= 1, o >= 1, [b.gamma, b.beta, b.movingMean, b.movingVariance].allSatisfy({ $0.count == d }),
+                  b.kernel.count == d * o, b.bias.count == o, i == 0 || blocks[i - 1].outputs == d else {
+                throw TrainingError.invalidOption("head block \(i) (\(d) → \(o)) has arrays of the wrong size or does "
+                                                  + "not take the previous block's \(i > 0 ? blocks[i - 1].outputs : 0) "
+                                                  + "outputs")
+            }
+        }
+        self.blocks = blocks
+    }
 
     /// A new head with glorot-uniform kernels drawn, block by block and row by row, from `random`.
     init(inputSize: Int, hiddenWidths: [Int], classes: Int, random: inout TrainingRandom) {
@@ -58,8 +72,9 @@ public struct GestureClassifierHead: Sendable, Equatable {
         self.blocks = blocks
     }
 
-    /// Class probabilities of one embedding in inference mode (moving statistics, no dropout).
-    public func probabilities(_ embedding: [Double]) -> [Double] {
+    /// Class probabilities of one embedding (of `inputSize` values) in inference mode (moving
+    /// statistics, no dropout).
+    func probabilities(_ embedding: [Double]) -> [Double] {
         var a = embedding
         for block in blocks {
             var h = [Double](repeating: 0, count: block.inputs)

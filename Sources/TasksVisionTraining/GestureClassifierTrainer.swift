@@ -178,7 +178,11 @@ public struct GestureClassifier: Sendable, Equatable {
     }
 
     /// Class probabilities of an embedding, by the unfolded head in Double.
-    public func probabilities(_ embedding: [Float]) -> [Double] {
-        head.probabilities(embedding.map(Double.init))
+    public func probabilities(_ embedding: [Float]) throws -> [Double] {
+        guard embedding.count == head.inputSize else {
+            throw TrainingError.invalidSample("embedding of \(embedding.count) values; the classifier takes "
+                                              + "\(head.inputSize)")
+        }
+        return head.probabilities(embedding.map(Double.init))
     }
 }

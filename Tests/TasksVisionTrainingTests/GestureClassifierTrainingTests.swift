@@ -138,7 +138,7 @@ final class GestureClassifierTrainingTests: XCTestCase {
                 try interpreter.setInput(0, e)
                 interpreter.invoke()
                 let ours = try interpreter.output(0).map(Double.init)
-                let exact = trained.probabilities(e)
+                let exact = try trained.probabilities(e)
                 let d = zip(ours, exact).map { abs($0 - $1) }.max() ?? 1
                 worst = max(worst, d)
             }
@@ -164,6 +164,22 @@ final class GestureClassifierTrainingTests: XCTestCase {
         XCTAssertThrowsError(try GestureClassifierTrainer().train(embeddings: r.embeddings, labels: r.labels,
                                                                  labelNames: ["none"])) {
             XCTAssertTrue("\($0)".contains("at least one gesture"), "\($0)")
+        }
+        var block = GestureClassifierHead.Block(inputs: 4, outputs: 2, kernel: [0, 1])
+        XCTAssertThrowsError(try GestureClassifierHead(blocks: [block])) {
+            XCTAssertTrue("\($0)".contains("head block 0 (4 → 2) has arrays of the wrong size"), "\($0)")
+        }
+        block.kernel = [Double](repeating: 0, count: 8)
+        let head = try GestureClassifierHead(blocks: [block])
+        XCTAssertThrowsError(try GestureClassifier(labels: ["None", "a"], head: head).probabilities([1, 2])) {
+            XCTAssertTrue("\($0)".contains("embedding of 2 values; the classifier takes 4"), "\($0)")
+        }
+        XCTAssertThrowsError(try GestureClassifier(labels: ["None"], head: head).classifierModel()) {
+            XCTAssertTrue("\($0)".contains("1 labels for a head of 2 classes"), "\($0)")
+        }
+        XCTAssertThrowsError(try GestureClassifierTrainer().train(embeddings: r.embeddings, labels: r.labels,
+                                                                 labelNames: r.labelNames, initialHead: head)) {
+            XCTAssertTrue("\($0)".contains("the initial head takes 4 inputs to 2 classes"), "\($0)")
         }
         XCTAssertThrowsError(try GestureDataset.orderedLabels(["call", "rock"])) {
             XCTAssertTrue("\($0)".contains("'none'"), "\($0)")
