@@ -98,6 +98,8 @@ final class GestureBundleParityTests: XCTestCase {
             XCTAssertEqual(results.count, 56)
             for r in results {
                 let key = try XCTUnwrap(r["image"] as? String)
+                // The custom classifier's own decisions are counted on the training photos only.
+                if recognizer === customOnly && !key.hasPrefix("gesture_training/") { continue }
                 let expected = try XCTUnwrap(r["hands"] as? [[String: Any]])
                 let image = try MPImage(contentsOfFile: TrainingTestPaths.shared + "/testdata/" + key)
                 let ours = try recognizer.recognize(image: image)

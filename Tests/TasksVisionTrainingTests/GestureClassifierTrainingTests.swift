@@ -116,6 +116,12 @@ final class GestureClassifierTrainingTests: XCTestCase {
         let c = try GestureClassifierTrainer(options: o).train(embeddings: r.embeddings, labels: r.labels,
                                                               labelNames: r.labelNames)
         XCTAssertNotEqual(a.head, c.head)
+        // The background label is written None, or as the dataset spells it when asked.
+        XCTAssertEqual(r.labelNames, ["none", "a", "b", "c"])
+        XCTAssertEqual(a.labels, ["None", "a", "b", "c"])
+        o.keepBackgroundSpelling = true
+        XCTAssertEqual(try GestureClassifierTrainer(options: o).train(embeddings: r.embeddings, labels: r.labels,
+                                                                     labelNames: r.labelNames).labels, r.labelNames)
     }
 
     /// The exported model (BatchNorm folded into MUL and ADD, float32) run by our engine computes
