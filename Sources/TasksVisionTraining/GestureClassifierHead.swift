@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Model Maker's gesture classifier head (gesture_recognizer.py `_create_model`): for each hidden
 /// width, BatchNormalization → ReLU → Dropout → Dense(width); then BatchNormalization → ReLU →
 /// Dropout → Dense(classes) → softmax.
@@ -217,9 +223,3 @@ public struct GestureClassifierHead: Sendable, Equatable {
         return (total / N, correct)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

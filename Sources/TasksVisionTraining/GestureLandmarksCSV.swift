@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A dataset's hands as CSV, one row per hand, so landmarks can be found once and trained on
 /// many times, or made by another tool:
 ///
@@ -148,9 +154,3 @@ enum AtomicFile {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

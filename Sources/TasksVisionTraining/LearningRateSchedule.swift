@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Model Maker's learning-rate schedule (a Keras `LearningRateScheduler` callback): the rate of
 /// epoch `e` (from 0) is `initial * decay^e`, set before the epoch's first step.
 public struct LearningRateSchedule: Sendable, Equatable {
@@ -11,9 +17,3 @@ public struct LearningRateSchedule: Sendable, Equatable {
 
     public func rate(epoch: Int) -> Double { initial * pow(decay, Double(epoch)) }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

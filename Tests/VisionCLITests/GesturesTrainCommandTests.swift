@@ -28,6 +28,15 @@ final class GesturesTrainCommandTests: XCTestCase {
         XCTAssertEqual(try ModelAsset.readFile(folder + "/g.task"), try ModelAsset.readFile(folder + "/g2.task"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["g.task", "g2.task"])
 
+        let info = try CLI.run(["model", "info",
+                                folder + "/g.task:hand_gesture_recognizer.task:custom_gesture_classifier.tflite"])
+        XCTAssertEqual(info.status, 0, info.stderr)
+        for line in ["inputs:\n  0: serving_default_hand_embedding:0 [1, 128] float32",
+                     "outputs:\n  0: StatefulPartitionedCall:0 [1, 4] float32", "name: HandGestureRecognition",
+                     "input 0 embedding", "output 0 scores", "appended files: labels.txt (19 bytes)"] {
+            XCTAssertTrue(info.stdout.contains(line), "\(line) in\n\(info.stdout)")
+        }
+
         let e = try CLI.run(["gestures", "evaluate", folder + "/g.task", "--landmarks", Self.csv, "--json"])
         XCTAssertEqual(e.status, 0, e.stderr)
         let report = try JSONSerialization.jsonObject(with: Data(e.stdout.utf8)) as? [String: Any]
