@@ -12,7 +12,7 @@ GestureBundleParityTests compares with this project's results:
   - the custom classifier as the official generated readers see it (ai-edge-litert's TFLite schema,
     MediaPipe's metadata schema) and Python's zipfile its labels;
   - ai-edge-litert's interpreter on the bundle's custom_gesture_classifier.tflite alone, for the
-    embeddings of tests/Fixtures/training/gesture_head_reference.json: the float32 bits of each output.
+    embeddings of Tests/Fixtures/training/gesture_head_reference.json: the float32 bits of each output.
 
   python3 -m venv /tmp/mp && /tmp/mp/bin/pip install mediapipe==1.2.3 ai-edge-litert
   vision gestures train ../shared/testdata/gesture_training --epochs 100 --out /tmp/g.task
