@@ -32,7 +32,9 @@ enum HandsCommand {
         command: "gestures", summary: "Hand gestures (MediaPipe GestureRecognizer).",
         positional: TaskOptions.positional,
         options: [TaskOptions.model("gesture recognizer .task bundle", default: gestureModel)] + handOptions
-            + gestureOptions + TaskOptions.common)
+            + gestureOptions + TaskOptions.common,
+        notes: ["Custom gestures: vision gestures train|evaluate|landmarks (each with --help); an image named like",
+                "one of these is given as ./train."])
 
     static func run(_ args: [String], gestures: Bool) throws {
         let o = try (gestures ? gesturesTable : handsTable).parse(args)
