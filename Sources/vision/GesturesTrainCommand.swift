@@ -84,8 +84,9 @@ enum GesturesTrainCommand {
                     line += String(format: ", validation loss %.4f accuracy %.3f", vl, va)
                 }
                 if terminal {
-                    FileHandle.standardError.write(Data(("\r" + line + (e.epoch == options.epochs ? "\n" : ""))
-                        .utf8))
+                    // Back to the line's start, the line, then clear what a longer line left.
+                    FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K"
+                                                         + (e.epoch == options.epochs ? "\n" : "")).utf8))
                 } else {
                     print(line)
                 }
