@@ -144,4 +144,96 @@ final class TFLiteModelWriterTests: XCTestCase {
         XCTAssertEqual(try model.associatedFiles()["labels.txt"].map { String(decoding: $0, as: UTF8.self) },
                        "None\nPaper\nRock\nScissors")
     }
+
+    /// A model written from scratch reads back, and a description the writer cannot write is refused
+    /// with the tensor or operator at fault.
+    func testWrittenModelReadsBackAndBadDescriptionsAreRefused() throws {
+        let weights = TFLiteModelWriter.Tensor(name: "w", shape: [2, 3], floats: [1, 2, 3, 4, 5, 6])
+        let graph = TFLiteModelWriter.Subgraph(
+            name: "main",
+            tensors: [.init(name: "in", shape: [1, 3]), weights, .init(name: "out", shape: [1, 2])],
+            inputs: [0], outputs: [2],
+            operators: [.init(.fullyConnected, inputs: [0, 1, -1], outputs: [2],
+                              options: .fullyConnected(.init(activation: .relu6)))])
+        let writer = TFLiteModelWriter(description: "test", subgraphs: [graph], metadata: [("x", [1, 2, 3])],
+                                       associatedFiles: [("a.txt", Array("a".utf8))])
+        let model = try TFLiteModel(bytes: try writer.serialized(), name: "written")
+        XCTAssertEqual(model.description, "test")
+        let sg = model.subgraphs[0]
+        XCTAssertEqual(sg.tensors.map(\.name), ["in", "w", "out"])
+        XCTAssertEqual(sg.operators.first?.inputs, [0, 1, -1])
+        guard case let .fullyConnected(fc)? = sg.operators.first?.options else { return XCTFail("options") }
+        XCTAssertEqual(fc.activation, .relu6)
+        XCTAssertEqual(model.constantData(of: sg.tensors[1]).map(Array.init), weights.data)
+        XCTAssertEqual(model.metadataBuffers.map(\.name), ["x"])
+        XCTAssertEqual(try model.associatedFiles(), ["a.txt": [97]])
+
+        var bad = writer
+        bad.subgraphs[0].operators[0].inputs = [0, 7]
+        XCTAssertThrowsError(try bad.serialized()) {
+            XCTAssertTrue("\($0)".contains("subgraph 0 operator 0 input refers to tensor 7 of 3"), "\($0)")
+        }
+        bad = writer
+        bad.subgraphs[0].tensors[1].data = [0, 0, 0]
+        XCTAssertThrowsError(try bad.serialized()) {
+            XCTAssertTrue("\($0)".contains("tensor 1 (w) of shape [2, 3] has 3 bytes of data, expected 24"), "\($0)")
+        }
+        bad = writer
+        bad.subgraphs[0].operators[0] = .init(.pad, inputs: [0], outputs: [2], options: .softmax(beta: 1))
+        XCTAssertThrowsError(try bad.serialized()) {
+            XCTAssertTrue("\($0)".contains("(PAD): the writer has no options for it"), "\($0)")
+        }
+    }
+
+    /// Random trees of tables, strings, scalars and vectors read back field for field.
+    func testRandomFlatBuffersReadBack() throws {
+        var state: UInt64 = 12345
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        func tree(_ depth: Int) -> FlatObject {
+            var o = FlatObject()
+            for index in 0..<(next() % 9) where next() % 3 != 0 {
+                switch next() % 7 {
+                case 0: o.set(index, u8: UInt8(next() % 256))
+                case 1: o.set(index, i32: Int32(truncatingIfNeeded: next()))
+                case 2: o.set(index, u64: UInt64(next()) << 20)
+                case 3: o.set(index, u16: UInt16(next() % 65536))
+                case 4: o.set(index, string: String(repeating: "é", count: next() % 5))
+                case 5: o.set(index, bytes: (0..<(next() % 20)).map { _ in UInt8(next() % 256) },
+                              alignment: [1, 4, 16][next() % 3])
+                default: if depth < 3 { o.set(index, table: tree(depth + 1)) }
+                }
+            }
+            return o
+        }
+        for _ in 0..<300 {
+            let root = tree(0)
+            let bytes = try FlatBufferWriter.serialize(root: root)
+            try compare(try FlatTable.root(ByteView(bytes: bytes, name: "random"), what: "root"), root)
+        }
+    }
+
+    /// Compares a read table with the tree it was written from, field by field.
+    func compare(_ t: FlatTable, _ o: FlatObject) throws {
+        for (index, field) in o.fields {
+            switch field {
+            case let .scalar(bytes):
+                let p = try XCTUnwrap(try t.fieldPosition(index))
+                XCTAssertEqual(p % bytes.count, 0, "field \(index) aligned")
+                XCTAssertEqual(Array(t.view.bytes[p..<(p + bytes.count)]), bytes)
+            case let .reference(.string(s)):
+                XCTAssertEqual(try t.string(index), s)
+            case let .reference(.scalars(bytes, elementSize, alignment)):
+                let v = try XCTUnwrap(try t.vector(index, elementSize: elementSize, what: "vector"))
+                XCTAssertEqual(v.start % alignment, 0)
+                XCTAssertEqual(Array(t.view.bytes[v.start..<(v.start + bytes.count)]), bytes)
+            case let .reference(.table(child)):
+                try compare(try XCTUnwrap(try t.table(index, what: "child")), child)
+            default:
+                XCTFail("unexpected field")
+            }
+        }
+    }
 }
