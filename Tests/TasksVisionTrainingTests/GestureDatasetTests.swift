@@ -63,6 +63,39 @@ final class GestureDatasetTests: XCTestCase {
         }
     }
 
+    /// Mutated CSV text (bytes deleted, repeated, replaced by separators, quotes, digits) either
+    /// reads or is refused with an error; it never crashes.
+    func testMutatedCSVNeverCrashes() throws {
+        let path = TrainingTestPaths.fixtures + "/training/gesture_training_landmarks.csv"
+        let text = Array(try XCTUnwrap(FileManager.default.contents(atPath: path)))
+        var state: UInt64 = 7
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % n
+        }
+        let inserts = Array(",\"\n\r-e.9 x".utf8)
+        var read = 0, refused = 0
+        for _ in 0..<300 {
+            var bytes = Array(text.prefix(text.count / 8 + next(text.count / 8)))
+            for _ in 0..<(1 + next(6)) {
+                let at = next(bytes.count)
+                switch next(3) {
+                case 0: bytes.remove(at: at)
+                case 1: bytes.insert(inserts[next(inserts.count)], at: at)
+                default: bytes[at] = inserts[next(inserts.count)]
+                }
+            }
+            do {
+                _ = try GestureLandmarksCSV.dataset(text: String(decoding: bytes, as: UTF8.self), name: "mutated")
+                read += 1
+            } catch is TrainingError {
+                refused += 1
+            }
+        }
+        XCTAssertEqual(read + refused, 300)
+        XCTAssertGreaterThan(refused, 0)
+    }
+
     /// A temporary dataset of links to real photos, plus what the test adds.
     func makeFolder(_ layout: [String: [String]]) throws -> String {
         let root = NSTemporaryDirectory() + "/gesture_dataset_\(getpid())_\(UUID().uuidString)"
