@@ -133,15 +133,6 @@ def main():
                       files=[[f.name.decode(), f.type] for f in output.associatedFiles]),
         labels=zipfile.ZipFile(io.BytesIO(classifier)).read("labels.txt").decode())
 
-    # TFLite Support's MetadataDisplayer (its C++ verifier and parser version check), when installed;
-    # tflite-support 0.4.4 does not install beside mediapipe 1.2.3, so it may need a venv of its own.
-    try:
-        from tflite_support import metadata as tflite_support_metadata
-        shown = json.loads(tflite_support_metadata.MetadataDisplayer.with_model_buffer(classifier).get_metadata_json())
-        official["tflite_support_metadata"] = shown
-    except ImportError:
-        print("tflite_support not installed: MetadataDisplayer check skipped")
-
     fixture = dict(mediapipe=mp.__version__, bundle_sha256=hashlib.sha256(data).hexdigest(), results=results,
                    custom_only_results=custom_only, training_hands=hands, training_hands_correct=correct,
                    classifier_output_bits=outputs, classifier_official_reading=official)

@@ -167,4 +167,50 @@ final class GestureBundleParityTests: XCTestCase {
         XCTAssertEqual(official["labels"] as? String,
                        try model.associatedFiles()["labels.txt"].map { String(decoding: $0, as: UTF8.self) })
     }
+
+    /// TFLite Support's MetadataDisplayer (tools/check_gesture_metadata.py: its C++ verifier and
+    /// parser-version check) shows the metadata our reader reads.
+    func testTFLiteSupportShowsWhatWeRead() throws {
+        let path = TrainingTestPaths.fixtures + "/training/tflite_support_metadata.json"
+        let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
+        let shown = try XCTUnwrap(json as? [String: Any])
+        let bytes = try Self.bundle()
+        if EngineArithmetic.matchesX86XNNPACK {
+            XCTAssertEqual(shown["bundle_sha256"] as? String, SHA256.hexDigest(of: bytes))
+        }
+        let model = try TaskBundle(bytes: bytes, name: "trained.task").bundle("hand_gesture_recognizer.task")
+            .model("custom_gesture_classifier.tflite")
+        let ours = try XCTUnwrap(try model.metadata())
+        let m = try XCTUnwrap(shown["metadata"] as? [String: Any])
+        XCTAssertEqual(m["name"] as? String, ours.name)
+        XCTAssertEqual(m["description"] as? String, ours.description)
+        XCTAssertEqual(m["min_parser_version"] as? String, ours.minParserVersion)
+        let sg = try XCTUnwrap((m["subgraph_metadata"] as? [[String: Any]])?.first)
+        let input = try XCTUnwrap((sg["input_tensor_metadata"] as? [[String: Any]])?.first)
+        let output = try XCTUnwrap((sg["output_tensor_metadata"] as? [[String: Any]])?.first)
+        let ourInput = try XCTUnwrap(ours.subgraphs.first?.inputs.first)
+        let ourOutput = try XCTUnwrap(ours.subgraphs.first?.outputs.first)
+        XCTAssertEqual(input["name"] as? String, ourInput.name)
+        XCTAssertEqual(input["description"] as? String, ourInput.description)
+        XCTAssertEqual((input["content"] as? [String: Any])?["content_properties_type"] as? String,
+                       "FeatureProperties")
+        XCTAssertEqual(ourInput.content, .feature)
+        XCTAssertEqual(output["name"] as? String, ourOutput.name)
+        XCTAssertEqual(output["description"] as? String, ourOutput.description)
+        let unit = try XCTUnwrap((output["process_units"] as? [[String: Any]])?.first)
+        XCTAssertEqual(unit["options_type"] as? String, "ScoreThresholdingOptions")
+        XCTAssertEqual(((unit["options"] as? [String: Any])?["global_score_threshold"] as? Double).map(Float.init),
+                       ourOutput.scoreThreshold)
+        let stats = try XCTUnwrap(output["stats"] as? [String: [Double]])
+        XCTAssertEqual(stats["min"]?.map(Float.init), ourOutput.statsMin)
+        XCTAssertEqual(stats["max"]?.map(Float.init), ourOutput.statsMax)
+        let file = try XCTUnwrap((output["associated_files"] as? [[String: String]])?.first)
+        XCTAssertEqual(file["name"], ourOutput.associatedFiles.first?.name)
+        XCTAssertEqual(file["description"], ourOutput.associatedFiles.first?.description)
+        XCTAssertEqual(file["type"], "TENSOR_AXIS_LABELS")
+        XCTAssertEqual(ourOutput.associatedFiles.first?.type, .tensorAxisLabels)
+        XCTAssertEqual(shown["associated_files"] as? [String], try model.associatedFiles().keys.sorted())
+        XCTAssertEqual(shown["labels"] as? String,
+                       try model.associatedFiles()["labels.txt"].map { String(decoding: $0, as: UTF8.self) })
+    }
 }
