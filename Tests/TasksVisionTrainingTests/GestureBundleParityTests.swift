@@ -26,8 +26,24 @@ final class GestureBundleParityTests: XCTestCase {
         let trainingHandsCorrect: Int
     }
 
-    static func fixture() throws -> Fixture {
-        let path = TrainingTestPaths.fixtures + "/training/mediapipe_trained_bundle.json"
+    /// The bundles MediaPipe was run on: `vision gestures train --epochs 100` (the default fixture),
+    /// and one with hidden layers, Model Maker's features, validation, dropout 0.1, batch 3, seed 7.
+    static let cases: [(fixture: String, options: GestureTrainingOptions)] = {
+        var plain = GestureTrainingOptions()
+        plain.epochs = 100
+        var hidden = GestureTrainingOptions()
+        hidden.hiddenWidths = [32, 16]
+        hidden.epochs = 50
+        hidden.validationSplit = 0.2
+        hidden.features = .modelMaker
+        hidden.seed = 7
+        hidden.dropout = 0.1
+        hidden.batchSize = 3
+        return [("mediapipe_trained_bundle.json", plain), ("mediapipe_trained_bundle_hidden.json", hidden)]
+    }()
+
+    static func fixture(_ name: String = "mediapipe_trained_bundle.json") throws -> Fixture {
+        let path = TrainingTestPaths.fixtures + "/training/" + name
         let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
         guard let d = json as? [String: Any], let sha = d["bundle_sha256"] as? String,
               let results = d["results"] as? [[String: Any]], let custom = d["custom_only_results"] as? [[String: Any]],
@@ -41,14 +57,13 @@ final class GestureBundleParityTests: XCTestCase {
     }
 
     /// The bundle of the fixture, retrained from the landmarks CSV of the same photos.
-    static func bundle() throws -> [UInt8] {
+    static func bundle(_ options: GestureTrainingOptions? = nil) throws -> [UInt8] {
         let dataset = try GestureLandmarksCSV.dataset(path: TrainingTestPaths.fixtures
                                                       + "/training/gesture_training_landmarks.csv")
         XCTAssertEqual(dataset.labels, ["none", "call", "four", "rock"])
         XCTAssertEqual(dataset.samples.count, 32)
         let base = try GestureRecognizerBundle.Base(path: TrainingTestPaths.models + "/gesture_recognizer.task")
-        var options = GestureTrainingOptions()
-        options.epochs = 100
+        let options = options ?? cases[0].options
         let classifier = try GestureClassifierTrainer(options: options).train(dataset,
                                                                               embedder: try base.gestureEmbedder())
         XCTAssertEqual(classifier.labels, ["None", "call", "four", "rock"])
@@ -56,14 +71,20 @@ final class GestureBundleParityTests: XCTestCase {
     }
 
     func testRetrainedBundleHasTheBytesMediaPipeWasRunOn() throws {
-        let f = try Self.fixture()
         guard EngineArithmetic.matchesX86XNNPACK else { return }
-        XCTAssertEqual(SHA256.hexDigest(of: try Self.bundle()), f.sha256)
+        for c in Self.cases {
+            XCTAssertEqual(SHA256.hexDigest(of: try Self.bundle(c.options)), try Self.fixture(c.fixture).sha256,
+                           c.fixture)
+        }
     }
 
     func testClassifierAloneGivesLiteRTsBits() throws {
-        let f = try Self.fixture()
-        let bundle = try TaskBundle(bytes: try Self.bundle(), name: "trained.task")
+        for c in Self.cases { try classifierBits(c.fixture, c.options) }
+    }
+
+    func classifierBits(_ fixture: String, _ options: GestureTrainingOptions) throws {
+        let f = try Self.fixture(fixture)
+        let bundle = try TaskBundle(bytes: try Self.bundle(options), name: "trained.task")
         let model = try bundle.bundle("hand_gesture_recognizer.task").model("custom_gesture_classifier.tflite")
         let interpreter = try Interpreter(model: model)
         let embeddings = try GestureClassifierTrainingTests.reference().embeddings
@@ -81,6 +102,34 @@ final class GestureBundleParityTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// The bundle with hidden layers: MediaPipe's gestures, the plain pass.
+    func testHiddenLayerBundleGivesMediaPipesGestures() throws {
+        let c = Self.cases[1]
+        let f = try Self.fixture(c.fixture)
+        let path = NSTemporaryDirectory() + "/gesture_parity_hidden_\(getpid()).task"
+        try Data(try Self.bundle(c.options)).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let recognizer = try GestureRecognizer(modelPath: path)
+        var hands = 0
+        for r in f.results {
+            let key = try XCTUnwrap(r["image"] as? String)
+            let expected = try XCTUnwrap(r["hands"] as? [[String: Any]])
+            let ours = try recognizer.recognize(image: try MPImage(contentsOfFile: TrainingTestPaths.shared
+                                                                   + "/testdata/" + key))
+            XCTAssertEqual(ours.gestures.count, expected.count, key)
+            for (g, e) in zip(ours.gestures, expected) {
+                let theirs = try XCTUnwrap(e["gestures"] as? [[Any]])
+                XCTAssertEqual(g.map { $0.categoryName ?? "" }, theirs.map { $0[0] as? String ?? "?" }, key)
+                for (ours, t) in zip(g, theirs) {
+                    XCTAssertEqual(ours.score, Float((t[1] as? Double) ?? -1),
+                                   accuracy: EngineArithmetic.matchesX86XNNPACK ? 1e-6 : 0.02, key)
+                }
+                hands += 1
+            }
+        }
+        XCTAssertEqual(hands, 48)
     }
 
     func testRecognizerGivesMediaPipesGestures() throws {
@@ -131,10 +180,14 @@ final class GestureBundleParityTests: XCTestCase {
     /// The official generated readers (ai-edge-litert's TFLite schema, MediaPipe's metadata schema)
     /// read the exported classifier as our readers do.
     func testOfficialReadersReadWhatWeRead() throws {
-        let path = TrainingTestPaths.fixtures + "/training/mediapipe_trained_bundle.json"
+        for c in Self.cases { try officialReading(c.fixture, c.options) }
+    }
+
+    func officialReading(_ fixture: String, _ options: GestureTrainingOptions) throws {
+        let path = TrainingTestPaths.fixtures + "/training/" + fixture
         let json = try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(fileURLWithPath: path)))
         let official = try XCTUnwrap((json as? [String: Any])?["classifier_official_reading"] as? [String: Any])
-        let model = try TaskBundle(bytes: try Self.bundle(), name: "trained.task")
+        let model = try TaskBundle(bytes: try Self.bundle(options), name: "trained.task")
             .bundle("hand_gesture_recognizer.task").model("custom_gesture_classifier.tflite")
         let graph = model.subgraphs[0]
         XCTAssertEqual(official["version"] as? Int, Int(model.version))
