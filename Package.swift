@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTrainingTests",
                     dependencies: ["TasksVisionTraining", "TasksVision", "TasksVisionEngine", "TasksVisionFormat",
-                                   "TestBLASKernels"]),
+                                   "TasksVisionImageIO", "TestBLASKernels"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTests",
                     dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat",
