@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "TasksVisionEngine", targets: ["TasksVisionEngine"]),
         .library(name: "TasksVision", targets: ["TasksVision"]),
         .library(name: "TasksVisionImageIO", targets: ["TasksVisionImageIO"]),
+        .library(name: "TasksVisionTraining", targets: ["TasksVisionTraining"]),
         .executable(name: "vision", targets: ["vision"]),
         .executable(name: "vision-bench", targets: ["vision-bench"]),
     ],
@@ -69,10 +70,13 @@ let package = Package(
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat", "TasksVision"]),
         // Layer 3: the vision tasks.
         .target(name: "TasksVision", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
+        // Layer 4: training custom gesture classifiers (Model Maker's recipe) and writing their bundles.
+        .target(name: "TasksVisionTraining",
+                dependencies: ["TasksVision", "TasksVisionEngine", "TasksVisionFormat", "TasksVisionImageIO"]),
         // Command-line tool.
         .executableTarget(name: "vision",
                           dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision",
-                                         "TasksVisionImageIO"]),
+                                         "TasksVisionImageIO", "TasksVisionTraining"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
@@ -88,6 +92,9 @@ let package = Package(
                     dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
+        .testTarget(name: "TasksVisionTrainingTests",
+                    dependencies: ["TasksVisionTraining", "TasksVision", "TasksVisionEngine", "TasksVisionFormat",
+                                   "TasksVisionImageIO", "TestBLASKernels"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         // MediaPipe's iOS task tests (mediapipe/tasks/ios/test/vision), ported on our photos.
         .testTarget(name: "GoogleTestsPortTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),

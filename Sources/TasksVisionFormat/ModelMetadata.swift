@@ -8,6 +8,8 @@ public struct ModelMetadata: Sendable, Equatable {
     public var license: String?
     public var associatedFiles: [AssociatedFile]
     public var subgraphs: [SubgraphMetadata]
+    /// The oldest metadata parser that reads every field used (`min_parser_version`).
+    public var minParserVersion: String?
 
     public struct AssociatedFile: Sendable, Equatable {
         public enum FileType: UInt8, Sendable {
@@ -18,6 +20,18 @@ public struct ModelMetadata: Sendable, Equatable {
         public var description: String?
         public var type: FileType
         public var locale: String?
+
+        public init(name: String, description: String? = nil, type: FileType, locale: String? = nil) {
+            self.name = name; self.description = description; self.type = type; self.locale = locale
+        }
+    }
+
+    /// What a tensor holds (`ContentProperties`): the union's type, and the color space of images.
+    public enum ContentProperties: Sendable, Equatable {
+        case feature
+        case image(colorSpace: UInt8)
+        /// Another kind, kept by its union type (3: bounding boxes, 4: audio).
+        case other(UInt8)
     }
 
     public struct Normalization: Sendable, Equatable {
@@ -32,6 +46,17 @@ public struct ModelMetadata: Sendable, Equatable {
         public var associatedFiles: [AssociatedFile]
         public var statsMin: [Float]
         public var statsMax: [Float]
+        public var content: ContentProperties?
+        /// `ScoreThresholdingOptions.global_score_threshold`, when the tensor has that process unit.
+        public var scoreThreshold: Float?
+
+        public init(name: String? = nil, description: String? = nil, normalization: Normalization? = nil,
+                    associatedFiles: [AssociatedFile] = [], statsMin: [Float] = [], statsMax: [Float] = [],
+                    content: ContentProperties? = nil, scoreThreshold: Float? = nil) {
+            self.name = name; self.description = description; self.normalization = normalization
+            self.associatedFiles = associatedFiles; self.statsMin = statsMin; self.statsMax = statsMax
+            self.content = content; self.scoreThreshold = scoreThreshold
+        }
     }
 
     public struct SubgraphMetadata: Sendable, Equatable {
@@ -39,6 +64,19 @@ public struct ModelMetadata: Sendable, Equatable {
         public var inputs: [TensorMetadata]
         public var outputs: [TensorMetadata]
         public var associatedFiles: [AssociatedFile]
+
+        public init(name: String? = nil, inputs: [TensorMetadata], outputs: [TensorMetadata],
+                    associatedFiles: [AssociatedFile] = []) {
+            self.name = name; self.inputs = inputs; self.outputs = outputs; self.associatedFiles = associatedFiles
+        }
+    }
+
+    public init(name: String? = nil, description: String? = nil, version: String? = nil, author: String? = nil,
+                license: String? = nil, associatedFiles: [AssociatedFile] = [], subgraphs: [SubgraphMetadata],
+                minParserVersion: String? = nil) {
+        self.name = name; self.description = description; self.version = version; self.author = author
+        self.license = license; self.associatedFiles = associatedFiles; self.subgraphs = subgraphs
+        self.minParserVersion = minParserVersion
     }
 
     /// Parses a metadata flatbuffer (the bytes of the `TFLITE_METADATA` buffer).
@@ -60,6 +98,7 @@ public struct ModelMetadata: Sendable, Equatable {
                              outputs: try sg.tables(3, what: "output TensorMetadata").map(Self.tensor),
                              associatedFiles: try sg.tables(4, what: "AssociatedFile").map(Self.file))
         }
+        self.minParserVersion = try root.string(7)
     }
 
     static func file(_ t: FlatTable) throws -> AssociatedFile {
@@ -69,10 +108,23 @@ public struct ModelMetadata: Sendable, Equatable {
 
     static func tensor(_ t: FlatTable) throws -> TensorMetadata {
         var normalization: Normalization? = nil
-        for unit in try t.tables(4, what: "ProcessUnit") where try unit.u8(0) == 1 {  // NormalizationOptions
-            if let options = try unit.table(1, what: "NormalizationOptions") {
+        var threshold: Float? = nil
+        for unit in try t.tables(4, what: "ProcessUnit") {
+            let type = try unit.u8(0)
+            if type == 1, let options = try unit.table(1, what: "NormalizationOptions") {
                 normalization = Normalization(mean: try options.floats(0, what: "mean") ?? [],
                                               std: try options.floats(1, what: "std") ?? [])
+            } else if type == 3, threshold == nil {  // ScoreThresholdingOptions; the first one counts
+                threshold = try unit.table(1, what: "ScoreThresholdingOptions")?.f32(0) ?? 0
+            }
+        }
+        var content: ContentProperties? = nil
+        if let c = try t.table(3, what: "Content") {
+            switch try c.u8(0) {
+            case 0: content = nil
+            case 1: content = .feature
+            case 2: content = .image(colorSpace: try c.table(1, what: "ImageProperties")?.u8(0) ?? 0)
+            case let other: content = .other(other)
             }
         }
         var statsMin: [Float] = [], statsMax: [Float] = []
@@ -82,7 +134,7 @@ public struct ModelMetadata: Sendable, Equatable {
         }
         return TensorMetadata(name: try t.string(0), description: try t.string(1), normalization: normalization,
                               associatedFiles: try t.tables(6, what: "AssociatedFile").map(Self.file),
-                              statsMin: statsMin, statsMax: statsMax)
+                              statsMin: statsMin, statsMax: statsMax, content: content, scoreThreshold: threshold)
     }
 
     /// Normalization of the first input tensor, when the metadata declares one.

@@ -41,6 +41,10 @@ public enum OperatorOptions: Sendable {
         public var activation: FusedActivation
         public var weightsFormat: Int
         public var keepNumDims: Bool
+
+        public init(activation: FusedActivation = .none, weightsFormat: Int = 0, keepNumDims: Bool = false) {
+            self.activation = activation; self.weightsFormat = weightsFormat; self.keepNumDims = keepNumDims
+        }
     }
     public struct StridedSlice: Sendable {
         public var beginMask: Int, endMask: Int, ellipsisMask: Int, newAxisMask: Int, shrinkAxisMask: Int

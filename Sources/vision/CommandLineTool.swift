@@ -36,7 +36,14 @@ enum CommandLineTool {
         case "faces": try FacesCommand.run(rest)
         case "palms": try PalmsCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
-        case "gestures": try HandsCommand.run(rest, gestures: true)
+        case "gestures":
+            // Training subcommands; an image literally named like one is given as ./train.
+            switch rest.first {
+            case "train": try GesturesTrainCommand.run(Array(rest.dropFirst()))
+            case "evaluate": try GesturesEvaluateCommand.run(Array(rest.dropFirst()))
+            case "landmarks": try GesturesLandmarksCommand.run(Array(rest.dropFirst()))
+            default: try HandsCommand.run(rest, gestures: true)
+            }
         case "pose": try PoseCommand.run(rest)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")

@@ -32,7 +32,9 @@ enum HandsCommand {
         command: "gestures", summary: "Hand gestures (MediaPipe GestureRecognizer).",
         positional: TaskOptions.positional,
         options: [TaskOptions.model("gesture recognizer .task bundle", default: gestureModel)] + handOptions
-            + gestureOptions + TaskOptions.common)
+            + gestureOptions + TaskOptions.common,
+        notes: ["Custom gestures: vision gestures train|evaluate|landmarks (each with --help); an image named like",
+                "one of these is given as ./train."])
 
     static func run(_ args: [String], gestures: Bool) throws {
         let o = try (gestures ? gesturesTable : handsTable).parse(args)
@@ -55,9 +57,12 @@ enum HandsCommand {
             canned.categoryAllowlist = o.list("--canned-allowlist")
             canned.categoryDenylist = o.list("--canned-denylist")
             canned.scoreThreshold = try o.float("--score-threshold")
-            custom.scoreThreshold = canned.scoreThreshold
             options.cannedGesturesClassifierOptions = canned
-            options.customGesturesClassifierOptions = custom
+            // Without --score-threshold a custom classifier keeps its metadata's threshold, as in MediaPipe.
+            if o.isSet("--score-threshold") {
+                custom.scoreThreshold = canned.scoreThreshold
+                options.customGesturesClassifierOptions = custom
+            }
             if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
             let recognizer = try GestureRecognizer(options: options)
             switch input.runningMode {

@@ -99,8 +99,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     public let options: GestureRecognizerOptions
     let pipeline: HandPipeline
     let embedder: Interpreter
-    let canned: (interpreter: Interpreter, labels: [String])
-    let custom: (interpreter: Interpreter, labels: [String])?
+    let canned: Classifier
+    let custom: Classifier?
     let cannedOptions: ClassifierOptions
     let customOptions: ClassifierOptions
     private let lock = NSLock()
@@ -117,10 +117,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         let options = options.copy()
         let settings = options.handSettings
         try settings.validate()
-        cannedOptions = options.cannedGesturesClassifierOptions ?? ClassifierOptions()
-        customOptions = options.customGesturesClassifierOptions ?? ClassifierOptions()
-        try cannedOptions.validate("cannedGesturesClassifierOptions")
-        try customOptions.validate("customGesturesClassifierOptions")
+        try options.cannedGesturesClassifierOptions?.validate("cannedGesturesClassifierOptions")
+        try options.customGesturesClassifierOptions?.validate("customGesturesClassifierOptions")
         let runner = try TaskRunner<GestureRecognizerResult>(mode: options.runningMode, label: "GestureRecognizer",
                                 hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil
                                     || options.resultCallback != nil,
@@ -129,6 +127,12 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         self.options = options
         let models = try VisionTaskError.wrappingModelErrors { try Self.load(path: path, options: options) }
         (pipeline, embedder, canned, custom) = models
+        // Options not given take the classifier's own score threshold from its metadata, as MediaPipe's
+        // classification post-processing does (Model Maker writes 0.5 into custom classifiers).
+        cannedOptions = options.cannedGesturesClassifierOptions
+            ?? ClassifierOptions(scoreThreshold: canned.scoreThreshold ?? 0)
+        customOptions = options.customGesturesClassifierOptions
+            ?? ClassifierOptions(scoreThreshold: custom?.scoreThreshold ?? 0)
         super.init(runner: runner)
         runner.notify = { [weak self] result, timestamp in
             guard let self else { return }
@@ -141,7 +145,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         }
     }
 
-    typealias Classifier = (interpreter: Interpreter, labels: [String])
+    /// A classifier with its labels and the score threshold its metadata gives, if any.
+    typealias Classifier = (interpreter: Interpreter, labels: [String], scoreThreshold: Float?)
 
     /// The hand landmarker, the gesture embedder and the classifiers of a bundle (or folder).
     static func load(path: String, options: GestureRecognizerOptions) throws
@@ -176,7 +181,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
             let labels = labelFile.flatMap { files[$0] }.map {
                 String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
             } ?? []
-            return (interpreter, labels)
+            let threshold = try model.metadata()?.subgraphs.first?.outputs.first?.scoreThreshold
+            return (interpreter, labels, threshold)
         }
         let custom = gestures.contains("custom_gesture_classifier.tflite")
             ? try classifier("custom_gesture_classifier.tflite") : nil
