@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TasksVisionEngine", targets: ["TasksVisionEngine"]),
         .library(name: "TasksVision", targets: ["TasksVision"]),
         .library(name: "TasksVisionImageIO", targets: ["TasksVisionImageIO"]),
+        .library(name: "TasksVisionPoseClassification", targets: ["TasksVisionPoseClassification"]),
         .executable(name: "vision", targets: ["vision"]),
         .executable(name: "vision-bench", targets: ["vision-bench"]),
     ],
@@ -58,14 +59,17 @@ let package = Package(
         .target(name: "TasksVisionImageIO", dependencies: ["TasksVisionFormat", "TasksVision"]),
         // Layer 3: the vision tasks.
         .target(name: "TasksVision", dependencies: ["TasksVisionEngine", "TasksVisionFormat"]),
+        // ML Kit's pose classification and repetition counting (its quickstart's Java classes).
+        .target(name: "TasksVisionPoseClassification", dependencies: ["TasksVision"]),
         // Command-line tool.
         .executableTarget(name: "vision",
                           dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision",
-                                         "TasksVisionImageIO"]),
+                                         "TasksVisionImageIO", "TasksVisionPoseClassification"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
-            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"],
+            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO",
+                           "TasksVisionPoseClassification"],
             path: "Benchmarks/vision-bench"
         ),
         // Test support: puts the test process on the OpenBLAS kernels the executables use.
@@ -75,6 +79,7 @@ let package = Package(
                     dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
+        .testTarget(name: "TasksVisionPoseClassificationTests", dependencies: ["TasksVisionPoseClassification"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTests",
                     dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat",
