@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds each, every target
 #
-# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile.
+# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile.
 # Seeds come from Models/ (run tools/setup.sh first) and Tests/Fixtures/imageio; the corpus
 # grows in .build-fuzz/corpus/<target>. A crash, hang (10 s) or allocation beyond 2 GB stops
 # the run and leaves the input in .build-fuzz/findings/<target>; commit it (when small) under
@@ -13,7 +13,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile)
+[ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile)
 out="$here/.build-fuzz"
 mkdir -p "$out/obj"
 cd "$here"
@@ -33,6 +33,11 @@ module() {
 module TasksVisionFormat
 module TasksVisionImageIO
 module TasksVisionEngine
+# The pose sample reader's target also needs the tasks' module.
+if [[ " ${targets[*]} " == *" FuzzPoseSampleFile "* ]]; then
+  module TasksVision
+  module TasksVisionPoseClassification
+fi
 
 # Seed corpora: small real files and tails of big ones (libFuzzer mutates small inputs faster).
 seed() {
@@ -88,6 +93,17 @@ open(f"{dst}/rgb.png", "wb").write(png(4, 3, 2, 8, 0, b"".join(b"\x01" + bytes(r
 open(f"{dst}/gray_adam7.png", "wb").write(png(9, 9, 0, 8, 1, bytes(200)))
 open(f"{dst}/rgba16.png", "wb").write(png(2, 2, 6, 16, 0, b"".join(b"\x00" + bytes(16) for _ in range(2))))
 PY
+      ;;
+    FuzzPoseSampleFile)
+      # The quickstart's first rows, alone and with CRLF endings, a short row and a bad number.
+      csv="${TASKSVISION_SHARED:-../shared}/testdata/pose_classification/fitness_pose_samples.csv"
+      if [ -f "$csv" ]; then
+        head -c 8000 "$csv" > "$dir/rows.csv"
+        head -n 1 "$csv" | sed 's/$/\r/' > "$dir/crlf.csv"
+        head -n 1 "$csv" | cut -d, -f1-50 > "$dir/short.csv"
+        head -n 1 "$csv" | sed 's/,[^,]*$/,1e5f/' > "$dir/suffix.csv"
+      fi
+      printf 'a,b,0x1.8p1,NaN,-Infinity\n' > "$dir/specials.csv"
       ;;
   esac
 }

@@ -33,7 +33,9 @@ public struct PoseClassifier: Sendable {
                 meanDistanceTopK: Int = PoseClassifier.defaultMeanDistanceTopK,
                 axesWeights: PointF3D = PoseClassifier.defaultAxesWeights,
                 embedder: PoseEmbedding = PoseEmbedding()) throws {
-        guard maxDistanceTopK >= 1 else { throw PoseClassificationError.invalidSetting("maxDistanceTopK", "at least 1") }
+        guard maxDistanceTopK >= 1 else {
+            throw PoseClassificationError.invalidSetting("maxDistanceTopK", "at least 1")
+        }
         guard meanDistanceTopK >= 1 else {
             throw PoseClassificationError.invalidSetting("meanDistanceTopK", "at least 1")
         }

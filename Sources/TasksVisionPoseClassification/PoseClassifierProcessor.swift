@@ -19,6 +19,8 @@ public struct PoseClassification: Sendable, Equatable {
     public var topClass: String?
     /// The top class's confidence divided by the classifier's `confidenceRange`, in [0, 1].
     public var topConfidence: Float?
+    /// The top confidence as ML Kit prints it (`%.2f` in Java: two decimals, rounded half up).
+    public var topConfidenceText: String? { topConfidence.map(PoseClassifierProcessor.javaFixed2) }
     /// In stream mode, each counted class's repetitions so far, in counting order.
     public var repetitions: [(className: String, count: Int)]
     /// ML Kit's text lines (`getPoseResult`): in stream mode "CLASS : N reps" for the last count that

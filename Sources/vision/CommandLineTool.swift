@@ -37,6 +37,7 @@ enum CommandLineTool {
         case "palms": try PalmsCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
         case "gestures": try HandsCommand.run(rest, gestures: true)
+        case "pose" where rest.first == "samples": try PoseSamplesCommand.run(Array(rest.dropFirst()))
         case "pose": try PoseCommand.run(rest)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")
