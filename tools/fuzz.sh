@@ -30,14 +30,32 @@ module() {
       -c $(find "Sources/$name" -name "*.swift" | sort) -o "$out/obj/$name.o" 2> >(grep -v 'warning: Cannot export' >&2)
   fi
 }
-module TasksVisionFormat
-module TasksVisionImageIO
-module TasksVisionEngine
-# The pose sample reader's target also needs the tasks' module.
-if [[ " ${targets[*]} " == *" FuzzPoseSampleFile "* ]]; then
-  module TasksVision
-  module TasksVisionPoseClassification
+if [[ " ${targets[*]} " != " FuzzPoseSampleFile " ]]; then
+  module TasksVisionFormat
+  module TasksVisionImageIO
+  module TasksVisionEngine
 fi
+
+# FuzzPoseSampleFile instruments only TasksVisionPoseClassification, importing and linking the modules
+# below it from the release build (swift build -c release -Xswiftc -enable-testing --product vision).
+pose_classification() {
+  [ -f .build/release/Modules/TasksVision.swiftmodule ] ||
+    swift build -c release -Xswiftc -enable-testing --product vision
+  local c=(-I .build/release/Modules -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap)
+  echo "compiling TasksVisionPoseClassification"
+  mkdir -p "$out/pose"
+  swiftc "${flags[@]}" "${c[@]}" -wmo -module-name TasksVisionPoseClassification -emit-module \
+    -emit-module-path "$out/pose/TasksVisionPoseClassification.swiftmodule" \
+    -c $(find Sources/TasksVisionPoseClassification -name "*.swift" | sort) \
+    -o "$out/pose/TasksVisionPoseClassification.o" 2> >(grep -v 'warning: Cannot export' >&2)
+  echo "linking FuzzPoseSampleFile"
+  swiftc "${flags[@]}" "${c[@]}" -I "$out/pose" -module-name FuzzPoseSampleFile tools/fuzz/FuzzPoseSampleFile.swift \
+    "$out/pose/TasksVisionPoseClassification.o" \
+    $(find .build/release/TasksVision.build .build/release/TasksVisionEngine.build \
+      .build/release/TasksVisionFormat.build .build/release/TasksVisionKernels*.build \
+      .build/release/TasksVisionVectorFMA.build .build/release/CProcessorInfo.build -name '*.o') \
+    -lopenblas -o "$out/FuzzPoseSampleFile" 2> >(grep -v 'warning: Cannot export' >&2)
+}
 
 # Seed corpora: small real files and tails of big ones (libFuzzer mutates small inputs faster).
 seed() {
@@ -110,9 +128,13 @@ PY
 
 for target in "${targets[@]}"; do
   [ -f "tools/fuzz/$target.swift" ] || { echo "no target tools/fuzz/$target.swift" >&2; exit 1; }
-  echo "linking $target"
-  swiftc "${flags[@]}" -module-name "$target" "tools/fuzz/$target.swift" "$out"/obj/*.o -lopenblas -o "$out/$target" \
-    2> >(grep -v 'warning: Cannot export' >&2)
+  if [ "$target" = FuzzPoseSampleFile ]; then
+    pose_classification
+  else
+    echo "linking $target"
+    swiftc "${flags[@]}" -module-name "$target" "tools/fuzz/$target.swift" "$out"/obj/*.o -lopenblas -o "$out/$target" \
+      2> >(grep -v 'warning: Cannot export' >&2)
+  fi
   seed "$target"
   mkdir -p "$out/corpus/$target" "$out/findings/$target"
   echo "fuzzing $target for $seconds s"

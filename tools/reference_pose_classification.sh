@@ -9,8 +9,8 @@
 # (Debian: openjdk-17-jdk-headless libguava-java) against the stubs of the Android and ML Kit types in
 # tools/pose_classification_reference/stubs, and the driver there prints the cases into
 # Tests/Fixtures/pose_classification/. With VISION_BINARY (a built `vision`), the real-frame case is
-# made too: `vision pose --video ../shared/testdata/sequences/pose_dance_1 --json`, its landmarks and
-# timestamps fed to the Java processor.
+# made too: `vision pose --video ../shared/testdata/sequences/pose_dance_1 --json` (and with --fps 8), its
+# landmarks and timestamps fed to the Java processor.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -36,9 +36,13 @@ cp "$samples" "$work/assets/pose/fitness_pose_samples.csv"
 
 frames=()
 if [ -n "$vision" ]; then
-    "$vision" pose --video "$testdata/sequences/pose_dance_1" --json > "$work/dance.jsonl"
-    python3 - "$work/dance.jsonl" > "$work/dance_frames.txt" <<'PY'
-import json, re, sys
+    # At the folder's default 33 ms a frame, and at 8 frames a second (125 ms apart: the smoothing restarts).
+    for fps in default 8; do
+        name=real_frames; args=()
+        [ "$fps" = default ] || { name=real_frames_${fps}fps; args=(--fps "$fps"); }
+        "$vision" pose --video "$testdata/sequences/pose_dance_1" "${args[@]}" --json > "$work/$name.jsonl"
+        python3 - "$work/$name.jsonl" > "$work/$name.txt" <<'PY'
+import json, sys
 # The landmarks exactly as printed (the decimals of the float32 values), for Java's Float.parseFloat.
 for line in open(sys.argv[1]):
     d = json.loads(line, parse_float=str)
@@ -50,7 +54,8 @@ for line in open(sys.argv[1]):
     else:
         print(d["timestampMs"], "-")
 PY
-    frames=("$work/dance_frames.txt")
+        frames+=("$name=$work/$name.txt")
+    done
 fi
 java -cp "$work/classes:$guava" reference.PoseClassificationReference "$samples" "$work/assets" "$out" "${frames[@]}"
 ls -l "$out"

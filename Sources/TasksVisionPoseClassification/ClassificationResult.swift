@@ -14,6 +14,7 @@ public struct ClassificationResult: Sendable, Equatable {
     private var order = JavaHashOrder()
     private var values: [String: Float] = [:]
 
+    /// An empty result (no classes).
     public init() {}
 
     /// The classes, in ML Kit's order (Java `HashMap` iteration order).

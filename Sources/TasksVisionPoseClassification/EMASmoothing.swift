@@ -9,8 +9,11 @@ public struct EMASmoothing: Sendable {
     /// ML Kit's reset: inputs more than 100 ms apart start a new window.
     public static let defaultResetThresholdMilliseconds: Int64 = 100
 
+    /// The number of latest results averaged.
     public let windowSize: Int
+    /// Each older result weighs (1 - alpha) times the next newer one.
     public let alpha: Float
+    /// Inputs further apart than this (in milliseconds) restart the window.
     public let resetThresholdMilliseconds: Int64
     /// The window, newest first.
     private var window: [ClassificationResult] = []

@@ -26,8 +26,8 @@ enum Java {
     /// The `(int)` cast of a float: truncates toward zero, saturates, NaN gives 0.
     static func toInt(_ f: Float) -> Int32 {
         if f.isNaN { return 0 }
-        if f >= 2_147_483_647 { return Int32.max }
-        if f <= -2_147_483_648 { return Int32.min }
+        if f >= 0x1p31 { return Int32.max }
+        if f <= -0x1p31 { return Int32.min }
         return Int32(f.rounded(.towardZero))
     }
 

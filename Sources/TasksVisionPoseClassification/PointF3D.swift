@@ -3,7 +3,9 @@ import TasksVision
 /// A landmark position or an embedding vector in float32 (ML Kit's `PointF3D`). Pose samples hold
 /// landmarks in pixels of their image: x times width, y times height, z times width.
 public struct PointF3D: Sendable, Equatable, Hashable {
+    /// The coordinates.
     public var x: Float, y: Float, z: Float
+    /// A point of three coordinates.
     public init(x: Float, y: Float, z: Float) { self.x = x; self.y = y; self.z = z }
 }
 

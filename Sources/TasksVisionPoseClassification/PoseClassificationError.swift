@@ -13,6 +13,7 @@ public enum PoseClassificationError: Error, Equatable, CustomStringConvertible {
     /// A class to count repetitions of that none of the samples has.
     case unknownClass(String, known: [String])
 
+    /// The error as one line.
     public var description: String {
         switch self {
         case .landmarkCount(let n): return "a pose to classify has \(n) landmarks, not 33"

@@ -18,9 +18,13 @@ public struct PoseClassifier: Sendable {
     /// ML Kit's axis weights: z counts a fifth, being less accurate.
     public static let defaultAxesWeights = PointF3D(x: 1, y: 1, z: 0.2)
 
+    /// The samples, in the order the k-NN scans them.
     public let samples: [PoseSample]
+    /// The first stage's k: the samples of least maximum distance kept.
     public let maxDistanceTopK: Int
+    /// The second stage's k: the samples of least mean distance that vote.
     public let meanDistanceTopK: Int
+    /// The weights of the coordinates' differences, per axis.
     public let axesWeights: PointF3D
     /// The embedding of the poses classified; its torso multiplier should be the samples'.
     public let embedder: PoseEmbedding

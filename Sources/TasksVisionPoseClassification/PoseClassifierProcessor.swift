@@ -27,6 +27,7 @@ public struct PoseClassification: Sendable, Equatable {
     /// went up (or empty), then, with a pose, "CLASS : 0.xx confidence".
     public var lines: [String]
 
+    /// Equal results, top class and confidence, repetitions and lines.
     public static func == (a: PoseClassification, b: PoseClassification) -> Bool {
         a.result == b.result && a.topClass == b.topClass && a.topConfidence == b.topConfidence
             && a.repetitions.elementsEqual(b.repetitions, by: { $0 == $1 }) && a.lines == b.lines
@@ -41,11 +42,16 @@ public struct PoseClassifierProcessor: Sendable {
     /// ML Kit's counted classes, in its order.
     public static let defaultRepetitionClasses = ["pushups_down", "squats_down"]
 
+    /// The k-NN classifier.
     public let classifier: PoseClassifier
+    /// Stream mode smooths and counts; single-image mode gives the raw counts.
     public let isStreamMode: Bool
+    /// How the top class is picked.
     public let maxConfidenceRule: MaxConfidenceRule
+    /// How the counters are fed.
     public let repetitionCounting: RepetitionCounting
     private var smoothing: EMASmoothing
+    /// The counters, in counting order (none in single-image mode).
     public private(set) var repetitionCounters: [RepetitionCounter]
     private var lastRepResult = ""
 

@@ -10,6 +10,7 @@ public struct PoseEmbedding: Sendable, Equatable {
     /// The pose size is at least the torso (hips' centre to shoulders' centre, in 2-D) times this.
     public var torsoMultiplier: Float
 
+    /// An embedding with a torso multiplier (ML Kit's 2.5 by default).
     public init(torsoMultiplier: Float = PoseEmbedding.defaultTorsoMultiplier) {
         self.torsoMultiplier = torsoMultiplier
     }

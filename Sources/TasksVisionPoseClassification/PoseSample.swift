@@ -24,6 +24,7 @@ public struct SkippedPoseSampleRow: Sendable, Equatable, CustomStringConvertible
     public let line: Int
     /// ML Kit's log message for it.
     public let reason: String
+    /// "line N: reason".
     public var description: String { "line \(line): \(reason)" }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TasksVision
 @testable import TasksVisionPoseClassification
 import XCTest
 
@@ -175,5 +176,37 @@ final class PoseClassificationUnitTests: XCTestCase {
                 for l in file.landmarks.prefix(4) { _ = try classifier.classify(l).maxConfidenceClass() }
             }
         }
+    }
+}
+
+/// ML Kit's `Pose` and MediaPipe's `PoseLandmarkerResult` as inputs.
+final class PoseInputTests: XCTestCase {
+    func testPoseAndLandmarkerResultGiveTheSampleLandmarks() throws {
+        let file = try Reference.samples()
+        let classifier = try PoseClassifier(samples: file.samples)
+        let points = file.landmarks[17]
+        let pose = Pose(landmarks: PoseLandmarkType.allCases.map { t in
+            let p = points[t.index]
+            return PoseLandmark(type: t, position: Vision3DPoint(x: CGFloat(p.x), y: CGFloat(p.y), z: CGFloat(p.z)),
+                                inFrameLikelihood: 1)
+        })
+        XCTAssertEqual(PointF3D.landmarks(of: pose), points)
+        XCTAssertEqual(classifier.classify(pose), try classifier.classify(points))
+        XCTAssertEqual(classifier.classify(Pose(landmarks: [])).allClasses, [])
+
+        // Normalized landmarks: x and z times the width, y times the height, in double, rounded to float.
+        let width = 1280, height = 720
+        let normalized = points.map { NormalizedLandmark(x: $0.x / 1280, y: $0.y / 720, z: $0.z / 1280) }
+        let result = PoseLandmarkerResult(landmarks: [normalized], worldLandmarks: [], timestampInMilliseconds: 66)
+        let pixels = PointF3D.landmarks(of: normalized, imageWidth: width, imageHeight: height)
+        XCTAssertEqual(pixels[5], PointF3D(x: Float(Double(normalized[5].x) * 1280),
+                                           y: Float(Double(normalized[5].y) * 720),
+                                           z: Float(Double(normalized[5].z) * 1280)))
+        XCTAssertEqual(try classifier.classify(result, imageWidth: width, imageHeight: height),
+                       try classifier.classify(pixels))
+        var processor = try PoseClassifierProcessor(classifier: classifier, isStreamMode: false)
+        let frame = try processor.process(result, imageWidth: width, imageHeight: height)
+        XCTAssertEqual(frame.topClass, file.samples[17].className)
+        XCTAssertEqual(frame.lines, ["\(file.samples[17].className) : 1.00 confidence"])
     }
 }

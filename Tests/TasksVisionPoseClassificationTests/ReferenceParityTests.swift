@@ -106,4 +106,7 @@ final class ReferenceParityTests: XCTestCase {
     func testWorkoutStreamMatchesJava() throws { try checkStream("stream.txt", minimumFrames: 700) }
 
     func testRealFramesMatchJava() throws { try checkStream("real_frames.txt", minimumFrames: 40) }
+
+    /// The same video at 8 frames a second: every frame 125 ms after the last, so the smoothing restarts.
+    func testRealFramesFarApartMatchJava() throws { try checkStream("real_frames_8fps.txt", minimumFrames: 40) }
 }

@@ -4,7 +4,7 @@ import XCTest
 /// `vision pose --classify` and `vision pose samples`.
 final class PoseClassifyCommandTests: XCTestCase {
     static let samples = CLI.shared + "/testdata/pose_classification/fitness_pose_samples.csv"
-    static let fixture = CLI.root + "/Tests/Fixtures/pose_classification/real_frames.txt"
+    static let fixtures = CLI.root + "/Tests/Fixtures/pose_classification/"
 
     static func float(_ hex: Substring) -> Float { Float(bitPattern: UInt32(hex, radix: 16) ?? 0) }
 
@@ -12,10 +12,26 @@ final class PoseClassifyCommandTests: XCTestCase {
     /// same landmarks and timestamps (tools/reference_pose_classification.sh): smoothed confidences, top
     /// class and repetitions, bit for bit.
     func testVideoClassificationMatchesJava() throws {
-        let r = try CLI.run(["pose", "--json", "--video", CLI.sequences + "/pose_dance_1", "--classify", Self.samples])
+        try checkVideo([], fixture: "real_frames.txt")
+        // 125 ms apart: the smoothing restarts at every frame.
+        try checkVideo(["--fps", "8"], fixture: "real_frames_8fps.txt")
+
+        let text = try CLI.run(["pose", "--video", CLI.sequences + "/pose_dance_1", "--classify", Self.samples,
+                                "--count-reps", "squats_down", "--max-frames", "3"])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        let textLines = text.stdout.split(separator: "\n")
+        XCTAssertEqual(textLines.count, 4)
+        XCTAssertTrue(textLines[0].contains("; "), String(textLines[0]))
+        XCTAssertTrue(textLines[0].hasSuffix("reps squats_down 0"), String(textLines[0]))
+        XCTAssertEqual(textLines.last, "reps squats_down 0")
+    }
+
+    func checkVideo(_ args: [String], fixture: String) throws {
+        let r = try CLI.run(["pose", "--json", "--video", CLI.sequences + "/pose_dance_1", "--classify", Self.samples]
+                            + args)
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = try CLI.jsonLines(r.stdout)
-        let rows = try String(contentsOfFile: Self.fixture, encoding: .utf8).split(separator: "\n")
+        let rows = try String(contentsOfFile: Self.fixtures + fixture, encoding: .utf8).split(separator: "\n")
             .map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         XCTAssertEqual(lines.count, rows.count + 1)
         XCTAssertEqual(lines.last?.keys.sorted(), ["repetitions"])
@@ -50,15 +66,6 @@ final class PoseClassifyCommandTests: XCTestCase {
         // The landmarks are the fixture's where the pose model computes as the fixtures' CPU did (all 40
         // frames here); the library's tests check the same frames from the fixture's landmarks on any CPU.
         if sameLandmarks == 0 { throw XCTSkip("the pose landmarks differ from the fixture's on this CPU") }
-
-        let text = try CLI.run(["pose", "--video", CLI.sequences + "/pose_dance_1", "--classify", Self.samples,
-                                "--count-reps", "squats_down", "--max-frames", "3"])
-        XCTAssertEqual(text.status, 0, text.stderr)
-        let textLines = text.stdout.split(separator: "\n")
-        XCTAssertEqual(textLines.count, 4)
-        XCTAssertTrue(textLines[0].contains("; "), String(textLines[0]))
-        XCTAssertTrue(textLines[0].hasSuffix("reps squats_down 0"), String(textLines[0]))
-        XCTAssertEqual(textLines.last, "reps squats_down 0")
     }
 
     /// In single-image mode the confidences are the raw k-NN counts (10 votes) and nothing is counted.

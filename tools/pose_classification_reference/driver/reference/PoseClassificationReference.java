@@ -29,8 +29,9 @@ import java.util.Random;
  * commas ("-" for a frame without a pose).
  *
  * <p>Arguments: the samples CSV, the assets folder holding it as pose/fitness_pose_samples.csv, the
- * output folder, and optionally a file of real frames: "TIMESTAMP X,Y,Z,..." a line (99 decimals,
- * as the JSON gives them), or "TIMESTAMP -" for a frame without a pose.
+ * output folder, and any number of NAME=FILE, files of real frames printed as NAME.txt: in FILE,
+ * "TIMESTAMP X,Y,Z,..." a line (99 decimals, as the JSON gives them), or "TIMESTAMP -" for a frame without
+ * a pose.
  */
 public final class PoseClassificationReference {
   static String hex(float f) {
@@ -297,10 +298,12 @@ public final class PoseClassificationReference {
       stream(out, assets, times, frames, samples);
     }
 
-    if (args.length > 3) {
+    for (int a = 3; a < args.length; a++) {
+      String name = args[a].substring(0, args[a].indexOf('='));
+      String path = args[a].substring(args[a].indexOf('=') + 1);
       times.clear();
       frames.clear();
-      for (String line : readLines(args[3])) {
+      for (String line : readLines(path)) {
         String[] f = line.split(" ");
         times.add(Long.parseLong(f[0]));
         List<PointF3D> points = new ArrayList<>();
@@ -313,7 +316,7 @@ public final class PoseClassificationReference {
         }
         frames.add(points);
       }
-      try (PrintStream out = new PrintStream(outDir + "/real_frames.txt", "UTF-8")) {
+      try (PrintStream out = new PrintStream(outDir + "/" + name + ".txt", "UTF-8")) {
         stream(out, assets, times, frames, samples);
       }
     }
