@@ -28,8 +28,10 @@ public struct PoseClassifier: Sendable {
     public let axesWeights: PointF3D
     /// The embedding of the poses classified; its torso multiplier should be the samples'.
     public let embedder: PoseEmbedding
-    /// The samples' embeddings one after another, 69 floats each, for the first stage's scan.
-    private let flatEmbeddings: [Float]
+    /// The samples' embeddings one after another, their 69 floats padded with zeros to 9 vectors of 8,
+    /// for the first stage's scan.
+    private let flatEmbeddings: [SIMD8<Float>]
+    static let lanes = 9
 
     /// A classifier over samples; throws if a k is under 1 (Java's `PriorityQueue` refuses it) or a
     /// sample's embedding does not have 23 vectors.
@@ -52,7 +54,7 @@ public struct PoseClassifier: Sendable {
         self.meanDistanceTopK = meanDistanceTopK
         self.axesWeights = axesWeights
         self.embedder = embedder
-        flatEmbeddings = samples.flatMap { $0.embedding.flatMap { [$0.x, $0.y, $0.z] } }
+        flatEmbeddings = samples.flatMap { Self.lanes($0.embedding.flatMap { [$0.x, $0.y, $0.z] }) }
     }
 
     /// The largest confidence a class can have: the smaller k.
@@ -75,13 +77,13 @@ public struct PoseClassifier: Sendable {
         typealias Scored = (sample: Int, distance: Float)
         let farthestFirst: (Scored, Scored) -> Int = { -Java.compare($0.distance, $1.distance) }
         var maxDistances = JavaPriorityQueue<Scored>(comparator: farthestFirst)
-        let width = embedding.count * 3
-        let query = embedding.flatMap { [$0.x, $0.y, $0.z] }
-        let flippedQuery = flippedEmbedding.flatMap { [$0.x, $0.y, $0.z] }
-        let w = (0..<width).map { [weights.x, weights.y, weights.z][$0 % 3] }
+        let query = Self.lanes(embedding.flatMap { [$0.x, $0.y, $0.z] })
+        let flippedQuery = Self.lanes(flippedEmbedding.flatMap { [$0.x, $0.y, $0.z] })
+        // Zero weights on the padding: its terms are 0, which cannot change a maximum from 0.
+        let w = Self.lanes((0..<(embedding.count * 3)).map { [weights.x, weights.y, weights.z][$0 % 3] })
         flatEmbeddings.withUnsafeBufferPointer { all in
             for index in samples.indices {
-                let s = UnsafeBufferPointer(rebasing: all[(index * width)..<((index + 1) * width)])
+                let s = UnsafeBufferPointer(rebasing: all[(index * Self.lanes)..<((index + 1) * Self.lanes)])
                 let distance = Java.min(Self.maxDistance(query, s, w), Self.maxDistance(flippedQuery, s, w))
                 maxDistances.offer((index, distance))
                 if maxDistances.count > maxDistanceTopK { maxDistances.poll() }
@@ -107,18 +109,25 @@ public struct PoseClassifier: Sendable {
         return result
     }
 
+    /// 69 floats as 9 vectors of 8, the last padded with zeros.
+    static func lanes(_ values: [Float]) -> [SIMD8<Float>] {
+        (0..<lanes).map { v in SIMD8<Float>((0..<8).map { v * 8 + $0 < values.count ? values[v * 8 + $0] : 0 }) }
+    }
+
     /// ML Kit's max distance: the largest |(sample - pose) * weight| over all coordinates, folded with
     /// `Math.max` from 0. Every term is +0, positive or NaN, and `Math.max` gives NaN if either side is,
     /// so the fold's order does not matter: the largest value, or NaN if there is one.
     @inline(__always)
-    static func maxDistance(_ e: [Float], _ s: UnsafeBufferPointer<Float>, _ w: [Float]) -> Float {
-        var m: Float = 0
-        var nan = false
-        for i in 0..<e.count {
-            let v = abs((s[i] - e[i]) * w[i])
-            nan = nan || v.isNaN
-            m = v > m ? v : m
+    static func maxDistance(_ e: [SIMD8<Float>], _ s: UnsafeBufferPointer<SIMD8<Float>>,
+                            _ w: [SIMD8<Float>]) -> Float {
+        var m = SIMD8<Float>(repeating: 0)
+        var nan = SIMDMask<SIMD8<Int32>>(repeating: false)
+        for i in 0..<lanes {
+            let d = (s[i] - e[i]) * w[i]
+            let v = d.replacing(with: -d, where: d .< 0)
+            nan .|= v .!= v
+            m.replace(with: v, where: v .> m)
         }
-        return nan ? .nan : m
+        return any(nan) ? .nan : m.max()
     }
 }
