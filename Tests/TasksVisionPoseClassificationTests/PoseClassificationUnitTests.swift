@@ -181,6 +181,28 @@ final class PoseClassificationUnitTests: XCTestCase {
 
 /// ML Kit's `Pose` and MediaPipe's `PoseLandmarkerResult` as inputs.
 final class PoseInputTests: XCTestCase {
+    /// The library example of docs/pose-classification.md, on a pose made of a squat sample's landmarks.
+    func testDocumentationExample() throws {
+        let file = try Reference.samples()
+        let squat = try XCTUnwrap(file.samples.firstIndex { $0.className == "squats_down" })
+        let pose = Pose(landmarks: PoseLandmarkType.allCases.map { t in
+            let p = file.landmarks[squat][t.index]
+            return PoseLandmark(type: t, position: Vision3DPoint(x: CGFloat(p.x), y: CGFloat(p.y), z: CGFloat(p.z)),
+                                inFrameLikelihood: 1)
+        })
+
+        let samples = try PoseSampleFile(contentsOfFile: Reference.samplesCSV)   // ML Kit's CSV format
+        let classifier = try PoseClassifier(samples: samples.samples)
+        var processor = try PoseClassifierProcessor(classifier: classifier, isStreamMode: true)
+        let frame = processor.process(pose, timestampInMilliseconds: 1_000)
+
+        XCTAssertEqual(frame.topClass, "squats_down")
+        XCTAssertEqual(frame.topConfidenceText, "1.00")
+        XCTAssertEqual(frame.repetitions.map(\.className), ["pushups_down", "squats_down"])
+        XCTAssertEqual(frame.repetitions.map(\.count), [0, 0])
+        XCTAssertEqual(frame.lines, ["", "squats_down : 1.00 confidence"])
+    }
+
     func testPoseAndLandmarkerResultGiveTheSampleLandmarks() throws {
         let file = try Reference.samples()
         let classifier = try PoseClassifier(samples: file.samples)
