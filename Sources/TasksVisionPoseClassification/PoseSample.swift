@@ -82,13 +82,15 @@ public struct PoseSampleFile: Sendable {
     /// Reads a sample file; throws if it cannot be read or has no valid row.
     public init(contentsOfFile path: String, separator: String = ",",
                 embedder: PoseEmbedding = PoseEmbedding()) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "\(error.localizedDescription)"
-                : "no such file"
-            throw PoseClassificationError.unreadable(path: path, reason: reason)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PoseClassificationError.unreadable(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw PoseClassificationError.unreadable(path: path, reason: "a folder, not a file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PoseClassificationError.unreadable(path: path, reason: "permission denied or read error")
         }
         self.init(data: data, separator: separator, embedder: embedder)
         if samples.isEmpty {

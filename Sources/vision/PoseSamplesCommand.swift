@@ -31,6 +31,13 @@ enum PoseSamplesCommand {
             throw UsageError("give one folder DIR with a subfolder of images per class\n\(table.usage)")
         }
         guard let out = o.string("--out") else { throw UsageError("--out FILE.csv is required") }
+        // The output's folder is checked before any image is read.
+        let folder = (out as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !folder.isEmpty && !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+                                && isDirectory.boolValue) {
+            throw UsageError("--out \(out): no such folder \(folder)")
+        }
         let accurate = o.flag("--accurate")
         let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
         options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? PoseCommand.fullModel
@@ -64,9 +71,14 @@ enum PoseSamplesCommand {
         }
         guard !rows.isEmpty else { throw UsageError("\(dir): no pose found in any image") }
         let temporary = out + ".partial"
-        try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-        _ = try? FileManager.default.removeItem(atPath: out)
-        try FileManager.default.moveItem(atPath: temporary, toPath: out)
+        do {
+            try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+            _ = try? FileManager.default.removeItem(atPath: out)
+            try FileManager.default.moveItem(atPath: temporary, toPath: out)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw UsageError("\(out): cannot write (\((error as NSError).localizedDescription))")
+        }
         print("\(out): \(rows.count) sample\(rows.count == 1 ? "" : "s") of \(classes.count) class"
               + "\(classes.count == 1 ? "" : "es")")
         for path in withoutPose { print("no pose: \(path)") }

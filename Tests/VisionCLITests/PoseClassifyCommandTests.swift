@@ -119,6 +119,10 @@ final class PoseClassifyCommandTests: XCTestCase {
         XCTAssertEqual(alone.stderr, "vision: --count-reps needs --classify SAMPLES.csv\n")
         XCTAssertEqual(try CLI.run(["pose", "samples", dir + "/nowhere", "--out", dir + "/s.csv"]).stderr,
                        "vision: \(dir)/nowhere: no such folder\n")
+        XCTAssertEqual(try CLI.run(["pose", "samples", dir, "--out", dir + "/no/s.csv"]).stderr,
+                       "vision: --out \(dir)/no/s.csv: no such folder \(dir)/no\n")
+        XCTAssertEqual(try CLI.run(["pose", "--classify", dir, image]).stderr,
+                       "vision: \(dir): cannot read pose samples (a folder, not a file)\n")
     }
 
     /// `vision pose samples` writes a row per photo with a pose, lists those without, and its file classifies.
