@@ -10,6 +10,9 @@ final class PoseClassifyOptions: @unchecked Sendable {
               "classify each pose against these samples (ML Kit's k-NN; smoothed in stream mode)"),
         .text("--count-reps", "CLASS[,CLASS...]", default: "pushups_down,squats_down where the samples have them",
               "in stream mode, count repetitions of these classes (with --classify)"),
+        .choice("--classify-rules", ["mlkit", "plain"], default: "mlkit",
+                "ML Kit's top class (a lead of 1.0 in Java HashMap order) and counting (the first counter up "
+                    + "ends the frame), or the plain ones (the highest; every counter)"),
     ]
 
     private let lock = NSLock()
@@ -20,9 +23,12 @@ final class PoseClassifyOptions: @unchecked Sendable {
     /// empty sample file and for a class to count that the samples lack.
     init?(_ o: ParsedOptions, isStreamMode: Bool) throws {
         guard let path = o.string("--classify") else {
-            if o.isSet("--count-reps") { throw UsageError("--count-reps needs --classify SAMPLES.csv") }
+            if let other = ["--count-reps", "--classify-rules"].first(where: o.isSet) {
+                throw UsageError("\(other) needs --classify SAMPLES.csv")
+            }
             return nil
         }
+        let plain = o.choice("--classify-rules") == "plain"
         let file = try PoseSampleFile(contentsOfFile: path)
         for row in file.skipped {
             FileHandle.standardError.write(Data("vision: \(path): \(row), skipped\n".utf8))
@@ -43,7 +49,9 @@ final class PoseClassifyOptions: @unchecked Sendable {
         }
         let classifier = try PoseClassifier(samples: file.samples)
         processor = try PoseClassifierProcessor(classifier: classifier, isStreamMode: isStreamMode,
-                                                repetitionClasses: counted)
+                                                repetitionClasses: counted,
+                                                maxConfidenceRule: plain ? .highest : .mlKit,
+                                                repetitionCounting: plain ? .everyCounter : .mlKit)
         self.isStreamMode = isStreamMode
     }
 
@@ -116,5 +124,6 @@ final class PoseClassifyOptions: @unchecked Sendable {
 
 extension OptionTable {
     /// Options of the pose command alone, named in the error another command gives for them.
-    static let poseOnlyOptions = ["--classify": "vision pose", "--count-reps": "vision pose"]
+    static let poseOnlyOptions = ["--classify": "vision pose", "--count-reps": "vision pose",
+                                  "--classify-rules": "vision pose"]
 }
