@@ -67,6 +67,11 @@ public struct PoseClassifier: Sendable {
 
     /// Classifies 33 landmarks in pixels; no landmarks give no classes.
     public func classify(_ landmarks: [PointF3D]) throws -> ClassificationResult {
+        try classify(landmarks, excluding: nil)
+    }
+
+    /// Classifies against every sample but one: the same scan as over the other samples alone.
+    func classify(_ landmarks: [PointF3D], excluding excluded: Int?) throws -> ClassificationResult {
         var result = ClassificationResult()
         if landmarks.isEmpty { return result }
         let flipped = landmarks.map { Utils.multiply($0, PointF3D(x: -1, y: 1, z: 1)) }
@@ -82,7 +87,7 @@ public struct PoseClassifier: Sendable {
         // Zero weights on the padding: its terms are 0, which cannot change a maximum from 0.
         let w = Self.lanes((0..<(embedding.count * 3)).map { [weights.x, weights.y, weights.z][$0 % 3] })
         flatEmbeddings.withUnsafeBufferPointer { all in
-            for index in samples.indices {
+            for index in samples.indices where index != excluded {
                 let s = UnsafeBufferPointer(rebasing: all[(index * Self.lanes)..<((index + 1) * Self.lanes)])
                 let distance = Java.min(Self.maxDistance(query, s, w), Self.maxDistance(flippedQuery, s, w))
                 maxDistances.offer((index, distance))

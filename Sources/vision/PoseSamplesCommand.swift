@@ -113,19 +113,10 @@ enum PoseSamplesCommand {
     /// Samples whose class is not the only top class of the k-NN over the other samples (the Colab's
     /// `find_pose_sample_outliers`, leaving the sample itself out), one line each.
     static func outliers(_ samples: [PoseSample], landmarks: [[PointF3D]]) throws -> [String] {
-        var lines: [String] = []
-        for (i, sample) in samples.enumerated() {
-            var rest = samples
-            rest.remove(at: i)
-            guard !rest.isEmpty else { break }
-            let result = try PoseClassifier(samples: rest).classify(landmarks[i])
-            let best = result.confidences.values.max() ?? 0
-            let top = result.allClasses.filter { result.classConfidence($0) == best }
-            if top != [sample.className] {
-                let counts = result.allClasses.map { "\($0) \(Int(result.classConfidence($0)))" }
-                lines.append("outlier: \(sample.name) (\(sample.className)): nearest \(counts.joined(separator: ", "))")
-            }
+        guard samples.count > 1 else { return [] }
+        return try PoseClassifier(samples: samples).outliers(landmarks: landmarks).map { o in
+            let counts = o.classification.allClasses.map { "\($0) \(Int(o.classification.classConfidence($0)))" }
+            return "outlier: \(o.sample.name) (\(o.sample.className)): nearest \(counts.joined(separator: ", "))"
         }
-        return lines
     }
 }

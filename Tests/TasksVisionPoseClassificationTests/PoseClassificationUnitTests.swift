@@ -232,3 +232,30 @@ final class PoseInputTests: XCTestCase {
         XCTAssertEqual(frame.lines, ["\(file.samples[17].className) : 1.00 confidence"])
     }
 }
+
+/// The Colab's outlier search, leaving each sample out.
+final class PoseSampleOutlierTests: XCTestCase {
+    func testOutliersOfTheQuickstartSamples() throws {
+        let file = try Reference.samples()
+        let classifier = try PoseClassifier(samples: file.samples)
+        let outliers = try classifier.outliers(landmarks: file.landmarks)
+        XCTAssertFalse(outliers.isEmpty)
+        XCTAssertLessThan(outliers.count, 80)
+        let flagged = Set(outliers.map(\.index))
+        for o in outliers {
+            XCTAssertNotEqual(o.topClasses, [o.sample.className], o.sample.name)
+            // The same counts as a classifier over the other samples alone.
+            var rest = file.samples
+            rest.remove(at: o.index)
+            XCTAssertEqual(try PoseClassifier(samples: rest).classify(file.landmarks[o.index]), o.classification)
+        }
+        for i in stride(from: 0, to: file.samples.count, by: 97) where !flagged.contains(i) {
+            var rest = file.samples
+            rest.remove(at: i)
+            let r = try PoseClassifier(samples: rest).classify(file.landmarks[i])
+            let most = r.confidences.values.max()
+            XCTAssertEqual(r.allClasses.filter { r.classConfidence($0) == most }, [file.samples[i].className])
+        }
+        XCTAssertThrowsError(try classifier.outliers(landmarks: []))
+    }
+}
