@@ -43,7 +43,10 @@ final class PoseClassifyOptions: @unchecked Sendable {
                 let error = PoseClassificationError.unknownClass(bad, known: classes)
                 throw UsageError("--count-reps: \(error)")
             }
-            if !isStreamMode { throw UsageError("--count-reps counts in stream mode, not with --mode single-image") }
+            if !isStreamMode {
+                throw UsageError("--count-reps counts in stream mode (--video, or --mode stream), "
+                                     + "not in single-image mode")
+            }
         } else {
             counted = PoseClassifierProcessor.defaultRepetitionClasses.filter(classes.contains)
         }

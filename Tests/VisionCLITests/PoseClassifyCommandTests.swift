@@ -132,6 +132,9 @@ final class PoseClassifyCommandTests: XCTestCase {
         let faces = try CLI.run(["faces", "--classify", Self.samples, image])
         XCTAssertEqual(faces.status, 1)
         XCTAssertEqual(faces.stderr, "vision: --classify is an option of 'vision pose', not of 'vision faces'\n")
+        XCTAssertEqual(try CLI.run(["pose", "--classify", Self.samples, "--count-reps", "squats_down", image]).stderr,
+                       "vision: --count-reps counts in stream mode (--video, or --mode stream), "
+                           + "not in single-image mode\n")
         let alone = try CLI.run(["pose", "--count-reps", "squats_down", image])
         XCTAssertEqual(alone.status, 1)
         XCTAssertEqual(alone.stderr, "vision: --count-reps needs --classify SAMPLES.csv\n")
