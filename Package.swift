@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "TasksVision", targets: ["TasksVision"]),
         .library(name: "TasksVisionImageIO", targets: ["TasksVisionImageIO"]),
         .library(name: "TasksVisionTraining", targets: ["TasksVisionTraining"]),
+        .library(name: "TasksVisionPoseClassification", targets: ["TasksVisionPoseClassification"]),
         .executable(name: "vision", targets: ["vision"]),
         .executable(name: "vision-bench", targets: ["vision-bench"]),
     ],
@@ -73,14 +74,18 @@ let package = Package(
         // Layer 4: training custom gesture classifiers (Model Maker's recipe) and writing their bundles.
         .target(name: "TasksVisionTraining",
                 dependencies: ["TasksVision", "TasksVisionEngine", "TasksVisionFormat", "TasksVisionImageIO"]),
+        // Layer 4: ML Kit's pose classification and repetition counting (its quickstart's Java classes).
+        .target(name: "TasksVisionPoseClassification", dependencies: ["TasksVision"]),
         // Command-line tool.
         .executableTarget(name: "vision",
                           dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision",
-                                         "TasksVisionImageIO", "TasksVisionTraining"]),
+                                         "TasksVisionImageIO", "TasksVisionTraining",
+                                         "TasksVisionPoseClassification"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
-            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO"],
+            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO",
+                           "TasksVisionPoseClassification"],
             path: "Benchmarks/vision-bench"
         ),
         // Test support: puts the test process on the OpenBLAS kernels the executables use.
@@ -95,6 +100,8 @@ let package = Package(
         .testTarget(name: "TasksVisionTrainingTests",
                     dependencies: ["TasksVisionTraining", "TasksVision", "TasksVisionEngine", "TasksVisionFormat",
                                    "TasksVisionImageIO", "TestBLASKernels"]),
+        .testTarget(name: "TasksVisionPoseClassificationTests",
+                    dependencies: ["TasksVisionPoseClassification", "TasksVision"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         // MediaPipe's iOS task tests (mediapipe/tasks/ios/test/vision), ported on our photos.
         .testTarget(name: "GoogleTestsPortTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),

@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds each, every target
 #
-# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile.
+# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile.
 # Seeds come from Models/ (run tools/setup.sh first) and Tests/Fixtures/imageio; the corpus
 # grows in .build-fuzz/corpus/<target>. A crash, hang (10 s) or allocation beyond 2 GB stops
 # the run and leaves the input in .build-fuzz/findings/<target>; commit it (when small) under
@@ -13,7 +13,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile)
+[ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile)
 out="$here/.build-fuzz"
 mkdir -p "$out/obj"
 cd "$here"
@@ -30,9 +30,32 @@ module() {
       -c $(find "Sources/$name" -name "*.swift" | sort) -o "$out/obj/$name.o" 2> >(grep -v 'warning: Cannot export' >&2)
   fi
 }
-module TasksVisionFormat
-module TasksVisionImageIO
-module TasksVisionEngine
+if [[ " ${targets[*]} " != " FuzzPoseSampleFile " ]]; then
+  module TasksVisionFormat
+  module TasksVisionImageIO
+  module TasksVisionEngine
+fi
+
+# FuzzPoseSampleFile instruments only TasksVisionPoseClassification, importing and linking the modules
+# below it from the release build (swift build -c release -Xswiftc -enable-testing --product vision).
+pose_classification() {
+  [ -f .build/release/Modules/TasksVision.swiftmodule ] ||
+    swift build -c release -Xswiftc -enable-testing --product vision
+  local c=(-I .build/release/Modules -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap)
+  echo "compiling TasksVisionPoseClassification"
+  mkdir -p "$out/pose"
+  swiftc "${flags[@]}" "${c[@]}" -wmo -module-name TasksVisionPoseClassification -emit-module \
+    -emit-module-path "$out/pose/TasksVisionPoseClassification.swiftmodule" \
+    -c $(find Sources/TasksVisionPoseClassification -name "*.swift" | sort) \
+    -o "$out/pose/TasksVisionPoseClassification.o" 2> >(grep -v 'warning: Cannot export' >&2)
+  echo "linking FuzzPoseSampleFile"
+  swiftc "${flags[@]}" "${c[@]}" -I "$out/pose" -module-name FuzzPoseSampleFile tools/fuzz/FuzzPoseSampleFile.swift \
+    "$out/pose/TasksVisionPoseClassification.o" \
+    $(find .build/release/TasksVision.build .build/release/TasksVisionEngine.build \
+      .build/release/TasksVisionFormat.build .build/release/TasksVisionKernels*.build \
+      .build/release/TasksVisionVectorFMA.build .build/release/CProcessorInfo.build -name '*.o') \
+    -lopenblas -o "$out/FuzzPoseSampleFile" 2> >(grep -v 'warning: Cannot export' >&2)
+}
 
 # Seed corpora: small real files and tails of big ones (libFuzzer mutates small inputs faster).
 seed() {
@@ -89,14 +112,29 @@ open(f"{dst}/gray_adam7.png", "wb").write(png(9, 9, 0, 8, 1, bytes(200)))
 open(f"{dst}/rgba16.png", "wb").write(png(2, 2, 6, 16, 0, b"".join(b"\x00" + bytes(16) for _ in range(2))))
 PY
       ;;
+    FuzzPoseSampleFile)
+      # The quickstart's first rows, alone and with CRLF endings, a short row and a bad number.
+      csv="${TASKSVISION_SHARED:-../shared}/testdata/pose_classification/fitness_pose_samples.csv"
+      if [ -f "$csv" ]; then
+        head -c 8000 "$csv" > "$dir/rows.csv"
+        head -n 1 "$csv" | sed 's/$/\r/' > "$dir/crlf.csv"
+        head -n 1 "$csv" | cut -d, -f1-50 > "$dir/short.csv"
+        head -n 1 "$csv" | sed 's/,[^,]*$/,1e5f/' > "$dir/suffix.csv"
+      fi
+      printf 'a,b,0x1.8p1,NaN,-Infinity\n' > "$dir/specials.csv"
+      ;;
   esac
 }
 
 for target in "${targets[@]}"; do
   [ -f "tools/fuzz/$target.swift" ] || { echo "no target tools/fuzz/$target.swift" >&2; exit 1; }
-  echo "linking $target"
-  swiftc "${flags[@]}" -module-name "$target" "tools/fuzz/$target.swift" "$out"/obj/*.o -lopenblas -o "$out/$target" \
-    2> >(grep -v 'warning: Cannot export' >&2)
+  if [ "$target" = FuzzPoseSampleFile ]; then
+    pose_classification
+  else
+    echo "linking $target"
+    swiftc "${flags[@]}" -module-name "$target" "tools/fuzz/$target.swift" "$out"/obj/*.o -lopenblas -o "$out/$target" \
+      2> >(grep -v 'warning: Cannot export' >&2)
+  fi
   seed "$target"
   mkdir -p "$out/corpus/$target" "$out/findings/$target"
   echo "fuzzing $target for $seconds s"

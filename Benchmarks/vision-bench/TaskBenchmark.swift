@@ -149,9 +149,10 @@ enum TaskBenchmark {
                            },
                            json: options.json, threads: threads)
                 }
+            case "pose-classify": try PoseClassifyBenchmark.run(options: options)
             default:
                 fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, "
-                    + "pose, pose-stream, pose-accurate, pose-accurate-stream)")
+                    + "pose, pose-stream, pose-accurate, pose-accurate-stream, pose-classify)")
             }
         } catch {
             fail("\(error)")

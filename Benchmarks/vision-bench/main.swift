@@ -94,6 +94,7 @@ func parse() -> Options {
                 + " [--interleave on|off]")
             print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
                 + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
+            print("       vision-bench --task pose-classify [--image SAMPLES.csv] [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N]"
                 + " [--every N] [--json]")
             exit(0)

@@ -9,8 +9,9 @@ struct UsageError: Error {
 enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
     static let tables: [OptionTable] = [
-        FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable, PoseCommand.table,
-        ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable, ModelsCommand.fetchTable,
+        FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
+        GesturesTrainCommand.table, GesturesEvaluateCommand.table, GesturesLandmarksCommand.table, PoseCommand.table,
+        PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable, ModelsCommand.fetchTable,
         KernelsCommand.table,
     ]
 
@@ -44,6 +45,7 @@ enum CommandLineTool {
             case "landmarks": try GesturesLandmarksCommand.run(Array(rest.dropFirst()))
             default: try HandsCommand.run(rest, gestures: true)
             }
+        case "pose" where rest.first == "samples": try PoseSamplesCommand.run(Array(rest.dropFirst()))
         case "pose": try PoseCommand.run(rest)
         case "help", "--help", "-h": print(usage)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")

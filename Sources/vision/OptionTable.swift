@@ -227,7 +227,7 @@ struct OptionTable {
             var name = a, inline: String? = nil
             if let eq = a.firstIndex(of: "=") { name = String(a[..<eq]); inline = String(a[a.index(after: eq)...]) }
             guard let spec = spec(name) else {
-                if let owner = elsewhere[name] {
+                if let owner = elsewhere[name] ?? (command == "pose" ? nil : Self.poseOnlyOptions[name]) {
                     throw UsageError("\(name) is an option of '\(owner)', not of 'vision \(command)'")
                 }
                 throw UsageError("unknown option '\(name)' for 'vision \(command)' (see vision \(command) --help)")

@@ -24,7 +24,8 @@ enum PoseCommand {
                   "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
             .text("--masks", "DIR", default: "none",
                   "write each input's segmentation mask (the people found, 0-255) as DIR/<name>.png"),
-        ] + TaskOptions.common)
+        ] + PoseClassifyOptions.specs + TaskOptions.common,
+        notes: [PoseSamplesCommand.note])
 
     struct Output: Encodable { let poses: [Pose] }
 
@@ -47,6 +48,8 @@ enum PoseCommand {
         }
         let masks = o.string("--masks")
         options.outputSegmentationMasks = masks != nil
+        // Pose classification (PoseClassifyOptions.swift).
+        let classifier = try PoseClassifyOptions(o, isStreamMode: options.detectorMode == .stream)
         let detector = PoseDetector.poseDetector(options: options)
         let roi = try TaskOptions.region(o)?.regionOfInterest
         func visionImage(_ image: MPImage) -> VisionImage {
@@ -54,8 +57,9 @@ enum PoseCommand {
             v.regionOfInterest = roi
             return v
         }
-        func report(_ poses: [Pose]) -> FrameReport {
+        func report(_ poses: [Pose], _ timestamp: Int) -> FrameReport {
             var r = PoseCommand.report(poses)
+            if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
             if let masks {
                 r.write = { frame, image in try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png") }
             }
@@ -70,24 +74,27 @@ enum PoseCommand {
             calls = .image { image in
                 last += 33
                 return report(try detector.results(in: visionImage(image),
-                                                   timestampInMilliseconds: stream ? last : nil))
+                                                   timestampInMilliseconds: stream ? last : nil), last)
             }
         case .video:
             calls = .video {
-                report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil))
+                report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil), $1)
             }
         case .liveStream:
             let queue = LiveQueue()
             calls = .live(submit: { image, t in
                 queue.submit {
                     let result = Result {
-                        report(try detector.results(in: visionImage(image), timestampInMilliseconds: t))
+                        report(try detector.results(in: visionImage(image), timestampInMilliseconds: t), t)
                     }
                     reporter.deliver(result, timestamp: t)
                 }
             }, drain: queue.drain)
         }
         try TaskRun.run(input, calls, reporter)
+        if let classifier, classifier.isStreamMode, input.isVideo {
+            print(try classifier.finalLine(json: reporter.json))
+        }
     }
 
     /// The poses' masks as one 8-bit gray PNG of the displayed image's size (the largest value of
