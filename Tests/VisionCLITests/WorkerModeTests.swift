@@ -56,8 +56,10 @@ final class WorkerModeTests: XCTestCase {
             XCTAssertEqual(lines.popFirst(), head + "\"done\":true,\"frames\":\(input.frames)}")
         }
         XCTAssertTrue(lines.isEmpty, "left over: \(lines)")
-        // The video's hands carry tracking ids, restarting for the second run of the same clip.
-        XCTAssertTrue(r.stdout.contains("\"trackingIds\":[0"), "no tracking ids in the video records")
+        // The video's hand carries tracking id 1 in both runs of the clip: the ids restart with each video.
+        let tracked = r.stdout.split(separator: "\n").filter { $0.contains("\"trackingIds\":[1]") }
+        XCTAssertEqual(tracked.filter { $0.hasPrefix(prefix(clip, id: "v1")) }.count, 6)
+        XCTAssertEqual(tracked.filter { $0.hasPrefix(prefix(clip, id: "v2")) }.count, 6)
     }
 
     /// `--jobs 2` gives the output of `--jobs 1` (the same records in the same order), from --stdin and

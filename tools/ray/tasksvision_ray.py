@@ -193,7 +193,10 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     checkpoint = os.path.abspath(checkpoint or output.rstrip("/") + ".checkpoint")
     defaults = machine_defaults(threads)
     if not ray.is_initialized():
-        ray.init(num_cpus=defaults["num_cpus"], include_dashboard=False)
+        # The actors import this module: Ray ships it to them (on a cluster, ray.init or `ray job submit`
+        # does, with py_modules or --working-dir; see README.md).
+        ray.init(num_cpus=defaults["num_cpus"], include_dashboard=False,
+                 runtime_env={"py_modules": [sys.modules[__name__]]})
         actors = actors or defaults["actors"]
     else:
         cpus = int(ray.cluster_resources().get("CPU", 1))
