@@ -18,28 +18,40 @@ while [ $# -gt 0 ]; do
   esac
 done
 read -r -a flags <<< "${SWIFT_BUILD_FLAGS:--c release}"
+# Foundation's URLSession (vision models fetch) is libcurl's: the static Foundation links the system's shared
+# libcurl (-lcurl). Without the -dev package there is no libcurl.so, so one is made pointing at the library.
+links="$(mktemp -d)"
+stage="$(mktemp -d)"
+trap 'rm -rf "$links" "$stage"' EXIT
+if ! ldconfig -p | grep -q 'libcurl.so '; then
+  curl_lib="$(ldconfig -p | awk '/libcurl.so.4 / { print $NF; exit }')"
+  [ -n "$curl_lib" ] || { echo "package.sh: libcurl.so.4 not found (apt-get install libcurl4)" >&2; exit 1; }
+  ln -s "$curl_lib" "$links/libcurl.so"
+  flags+=(-Xlinker -L"$links")
+fi
 cd "$here"
 swift build "${flags[@]}" --static-swift-stdlib --product vision
 bin="$(swift build "${flags[@]}" --static-swift-stdlib --show-bin-path)/vision"
 
 arch="$(uname -m)"
 name="vision-linux-$arch"
-stage="$(mktemp -d)"
-trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name"
 cp "$bin" "$stage/$name/vision"
 strip "$stage/$name/vision" 2>/dev/null || true
 
-# The shared libraries the binary still loads, by soname, and the Debian packages that hold them.
-libs="$(ldd "$stage/$name/vision" | awk '/=>/ { print $1 } !/=>/ && /^\t\// { print $1 }' | sort -u)"
-packages=""
-for lib in $libs; do
+# The shared libraries the binary names (NEEDED), and the Debian packages that hold them; ldd adds what
+# those load in turn.
+package_of() {
+  local real; real="$(readlink -f "$1" 2>/dev/null || echo "$1")"
+  dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true
+}
+needed=""
+for lib in $(readelf -d "$stage/$name/vision" | awk '/NEEDED/ { gsub(/[\[\]]/, "", $NF); print $NF }'); do
   path="$(ldd "$stage/$name/vision" | awk -v l="$lib" '$1 == l { print ($3 != "" ? $3 : $1) }' | head -1)"
-  real="$(readlink -f "$path" 2>/dev/null || echo "$path")"
-  pkg="$(dpkg -S "$real" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-  [ -z "$pkg" ] && pkg="$(dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 || true)"
-  packages+="  $lib${pkg:+  ($pkg)}"$'\n'
+  pkg="$(package_of "${path:-$lib}")"
+  needed+="  $lib${pkg:+  ($pkg)}"$'\n'
 done
+all="$(ldd "$stage/$name/vision" | awk '{ print $1 }' | sort -u | tr '\n' ' ')"
 swift_version="$(swift --version 2>/dev/null | head -1)"
 commit="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
@@ -52,13 +64,17 @@ It runs from any folder.
 
 ## What the machine needs
 
-Shared libraries the binary loads (from \`ldd\` on the build machine; Debian/Ubuntu package in brackets):
+The shared libraries the binary names (\`readelf -d\` on the build machine; the Debian package in brackets):
 
 \`\`\`
-$packages\`\`\`
+$needed\`\`\`
 
-On Debian or Ubuntu: \`apt-get install libopenblas0 ffmpeg\` (ffmpeg only for video files, cameras and
-overlay videos; it is run as a child process, not linked).
+With what those load in turn (\`ldd\`):
+$(echo "$all" | fold -s -w 110)
+
+On Debian or Ubuntu: \`apt-get install libopenblas0 libcurl4 ffmpeg\` (libc, libstdc++ and libgcc are on every
+system; libcurl is for \`vision models fetch\`'s downloads; ffmpeg only for video files, cameras and overlay
+videos, run as a child process, not linked).
 
 ## Models
 
@@ -87,4 +103,4 @@ README
 mkdir -p "$out"
 tar -C "$stage" -czf "$out/$name.tar.gz" "$name"
 echo "package: $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1)); libraries:"
-printf '%s' "$packages"
+printf '%s' "$needed"
