@@ -106,8 +106,9 @@ enum Throughput {
         print("vision \(task): \(photos.count) photos, \(videos.count) videos "
               + "(\(ProcessInfo.processInfo.activeProcessorCount) cores)")
         for r in rows {
-            print(String(format: "  %-34@ %3d inputs %5d frames %7.2f s  %6.1f inputs/s %6.1f frames/s",
-                         r.way as NSString, r.inputs, r.frames, r.seconds, r.perSecond, r.framesPerSecond))
+            let way = r.way.padding(toLength: 30, withPad: " ", startingAt: 0)
+            print("  " + way + String(format: "%3d inputs %5d frames %7.2f s  %6.1f inputs/s %6.1f frames/s",
+                                      r.inputs, r.frames, r.seconds, r.perSecond, r.framesPerSecond))
         }
     }
 }

@@ -93,8 +93,21 @@ struct FFmpeg {
         return String(decoding: out, as: UTF8.self)
     }
 
+    private static let versionLock = NSLock()
+    nonisolated(unsafe) private static var versions: [String: Int?] = [:]
+
     /// The major version ("ffmpeg version 5.1.9-0+deb12u1" -> 5); nil for a git build ("N-11234-g...").
+    /// Asked once per executable: a worker decoding video after video would otherwise start ffmpeg twice each.
     var majorVersion: Int? {
+        Self.versionLock.lock()
+        if let known = Self.versions[path] { Self.versionLock.unlock(); return known }
+        Self.versionLock.unlock()
+        let version = askVersion()
+        Self.versionLock.lock(); Self.versions[path] = version; Self.versionLock.unlock()
+        return version
+    }
+
+    private func askVersion() -> Int? {
         let first = query(["-version"]).split(separator: "\n").first ?? ""
         guard let range = first.range(of: "version ") else { return nil }
         let digits = first[range.upperBound...].drop { $0 == "n" }.prefix { $0.isNumber }
