@@ -84,10 +84,19 @@ class VisionWorker:
     def _run(self, paths: List[str]) -> Dict[str, List[str]]:
         if self.child.poll() is not None:
             raise VisionChildDied(f"vision exited with status {self.child.returncode} before the batch")
+        inputs: List[str] = []
+        records: List[str] = []
+        sent: List[str] = []
         for p in paths:
-            if "\n" in p or "\t" in p:
-                raise ValueError(f"a path with a tab or newline cannot be sent to vision: {p!r}")
-        lines = "".join(p + "\n" for p in paths)
+            if "\n" in p or "\r" in p:
+                # A line break cannot cross the line protocol: the input's error row, as vision would write it.
+                inputs.append(p)
+                records.append(json.dumps({INPUT: p, "error": f"{p}: a path with a line break cannot be read"},
+                                          separators=(",", ":"), ensure_ascii=False))
+            else:
+                sent.append(p)
+        # A path with a tab goes as ID<TAB>PATH with an empty id, so that its tab is not taken for the separator.
+        lines = "".join(("\t" + p if "\t" in p else p) + "\n" for p in sent)
 
         def feed():
             try:
@@ -98,11 +107,9 @@ class VisionWorker:
 
         writer = threading.Thread(target=feed, daemon=True)
         writer.start()
-        waiting = {}
-        for p in paths:
+        waiting: Dict[str, int] = {}
+        for p in sent:
             waiting[p] = waiting.get(p, 0) + 1
-        inputs: List[str] = []
-        records: List[str] = []
         while waiting:
             line = self.child.stdout.readline()
             if not line:
