@@ -156,14 +156,33 @@ class RecordLinesDatasink(BlockBasedFileDatasink):
             file.write((row["record"] + "\n").encode("utf-8"))
 
 
+IMAGE_EXTENSIONS = {".png", ".jpg", ".jpeg"}
+VIDEO_EXTENSIONS = {".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm", ".ts", ".mts", ".m2ts", ".mpg", ".mpeg",
+                    ".wmv", ".flv", ".3gp", ".ogv"}
+
+
 def expand(inputs: Iterable[str]) -> List[str]:
-    """The inputs as given, without repeats (a folder stays one input: `vision` runs its images)."""
+    """The inputs as absolute paths, each once: a file as given; a folder's images and videos (by extension,
+    sorted, subfolders too, hidden files left out), each an input of its own so that they spread over the
+    actors."""
     seen, out = set(), []
-    for p in inputs:
-        p = os.path.abspath(os.fspath(p))
+
+    def add(p):
         if p not in seen:
             seen.add(p)
             out.append(p)
+
+    for given in inputs:
+        p = os.path.abspath(os.fspath(given))
+        if not os.path.isdir(p):
+            add(p)
+            continue
+        for root, dirs, files in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                ext = os.path.splitext(name)[1].lower()
+                if not name.startswith(".") and (ext in IMAGE_EXTENSIONS or ext in VIDEO_EXTENSIONS):
+                    add(os.path.join(root, name))
     return out
 
 
@@ -181,7 +200,7 @@ def machine_defaults(threads: int) -> Dict[str, int]:
 def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", actors: Optional[int] = None,
         threads: int = 1, jobs: int = 1, batch_size: int = 4, vision: str = "vision", args: Sequence[str] = (),
         checkpoint: Optional[str] = None, resume: bool = True) -> str:
-    """Runs `vision TASK` over `inputs` (images, folders of images, video files) and writes the records to
+    """Runs `vision TASK` over `inputs` (images, video files, folders of them) and writes the records to
     `output` (a folder) through Ray Data's writers: JSON lines (`format="json"`) or Parquet.
 
     `actors` (default: one per `threads` cores of this machine, or of the cluster's CPUs) each hold a

@@ -1,6 +1,6 @@
 """Tests of tasksvision_ray on a local Ray cluster (run by tools/ray/ci_test.sh):
 
-1. a job over ../shared/testdata's photos and two video files gives the records of the sequential run
+1. a job over a folder of ../shared/testdata's photos and two video files gives the records of the sequential run
    (`vision TASK --stdin --json`), byte for byte, every input once;
 2. a `vision` child killed mid-job: its actor is restarted, the batch retried, every input appears once;
 3. a job stopped part way (Ctrl-C in its driver) and run again processes only the rest, and the output
@@ -77,7 +77,8 @@ def check_equal(got: Dict[str, List[str]], expected: Dict[str, List[str]], what:
 
 def test_equal_to_sequential(args, inputs, expected, work) -> None:
     out = os.path.join(work, "equal")
-    tasksvision_ray.run(args.task, inputs, out, vision=args.vision, batch_size=3, resume=False)
+    tasksvision_ray.run(args.task, [os.path.dirname(inputs[0])], out, vision=args.vision, batch_size=3,
+                        resume=False)
     check_equal(by_input(output_lines(out)), expected, "equal")
     # Parquet holds the same records.
     pq_out = os.path.join(work, "equal-parquet")
@@ -86,7 +87,8 @@ def test_equal_to_sequential(args, inputs, expected, work) -> None:
     want = [json.loads(l) for ls in expected.values() for l in ls]
     key = lambda r: (r["input"], r.get("frame", -1), r.get("file", ""))  # noqa: E731
     assert sorted(rows, key=key) == sorted(want, key=key), "parquet rows differ from the sequential records"
-    print(f"ok: a job over {len(inputs)} inputs equals the sequential run ({sum(map(len, expected.values()))} "
+    records = sum(map(len, expected.values()))
+    print(f"ok: a job over a folder of {len(inputs)} photos and videos equals the sequential run ({records} "
           f"records; JSON lines byte for byte, Parquet by value)")
 
 
@@ -183,8 +185,14 @@ def main() -> None:
     work = tempfile.mkdtemp(prefix="tasksvision-ray-test-")
     os.environ[tasksvision_ray.PID_LOG_ENV] = os.path.join(work, "children.txt")
     images = os.path.join(os.path.abspath(args.shared), "testdata", "images")
-    photos = sorted(os.path.join(images, n) for n in os.listdir(images) if n.endswith((".png", ".jpg")))
-    inputs = photos[:20] + make_videos(os.path.abspath(args.shared), work) + photos[20:]
+    # A folder of photos and videos: the testdata photos (linked) and two clips, with a file of another kind.
+    folder = os.path.join(work, "media")
+    os.makedirs(folder)
+    for name in sorted(os.listdir(images)):
+        os.symlink(os.path.join(images, name), os.path.join(folder, name))
+    make_videos(os.path.abspath(args.shared), folder)
+    inputs = tasksvision_ray.expand([folder])
+    assert not any(p.endswith(".tsv") for p in inputs) and sum(p.endswith(".mkv") for p in inputs) == 2
     expected = sequential(args.vision, args.task, inputs)
     assert len(expected) == len(inputs), "the sequential run missed inputs"
     test_equal_to_sequential(args, inputs, expected, work)
