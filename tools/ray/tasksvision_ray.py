@@ -64,8 +64,12 @@ class VisionWorker:
         if jobs > 1:
             self.command = [vision, task, "--stdin", "--json", "--jobs", str(jobs)]
         self.command += list(args)
-        self.child = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True, encoding="utf-8", bufsize=1)
+        try:
+            self.child = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          text=True, encoding="utf-8", bufsize=1)
+        except OSError as error:
+            raise RuntimeError(f"cannot start {vision} on this node ({error}): give run() vision=PATH, or put "
+                               f"vision on every node's PATH") from error
         log = os.environ.get(PID_LOG_ENV)
         if log:
             with open(log, "a") as f:

@@ -2,7 +2,8 @@
 
 1. a job over a folder of ../shared/testdata's photos and two video files gives the records of the sequential run
    (`vision TASK --stdin --json`), byte for byte, every input once;
-2. a `vision` child killed mid-job: its actor is restarted, the batch retried, every input appears once;
+2. a `vision` child killed mid-job, then a Ray actor: each is restarted, its batch retried, every input
+   appears once;
 3. a job stopped part way (Ctrl-C in its driver) and run again processes only the rest, and the output
    has every input once.
 
@@ -92,35 +93,52 @@ def test_equal_to_sequential(args, inputs, expected, work) -> None:
           f"records; JSON lines byte for byte, Parquet by value)")
 
 
-def test_killed_child(args, inputs, expected, work) -> None:
+def parent_of(pid: int) -> int:
+    """A process's parent, from /proc (0 if it has gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def test_killed_workers(args, inputs, expected, work) -> None:
+    """A `vision` child killed once the job has written a file, then a Ray actor (a child's parent) once it has
+    written five: each is restarted, its batch retried, and every input is written once."""
     out = os.path.join(work, "killed")
     pids = os.environ[tasksvision_ray.PID_LOG_ENV]
-    killed: List[int] = []
+    killed: Dict[str, int] = {}
     earlier = len(open(pids).read().split()) if os.path.exists(pids) else 0
 
+    def newest_child() -> int:
+        for pid in reversed([int(p) for p in open(pids).read().split()[earlier:]]):
+            if parent_of(pid) > 1:
+                return pid
+        return 0
+
     def killer():
-        # Once the job has written something, kill the newest child that is still running.
         deadline = time.time() + 600
-        while time.time() < deadline and not killed:
-            written = os.path.isdir(out) and any(n.endswith(".jsonl") for n in os.listdir(out))
-            if written and os.path.exists(pids):
-                for pid in reversed([int(p) for p in open(pids).read().split()[earlier:]]):
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                        killed.append(pid)
-                        break
-                    except ProcessLookupError:
-                        continue
+        while time.time() < deadline and len(killed) < 2:
+            written = sum(n.endswith(".jsonl") for n in os.listdir(out)) if os.path.isdir(out) else 0
+            child = newest_child() if os.path.exists(pids) else 0
+            if child and written >= 1 and "child" not in killed:
+                os.kill(child, signal.SIGKILL)
+                killed["child"] = child
+            elif child and written >= 5 and "actor" not in killed:
+                actor = parent_of(child)
+                os.kill(actor, signal.SIGKILL)
+                killed["actor"] = actor
             time.sleep(0.2)
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     tasksvision_ray.run(args.task, inputs, out, vision=args.vision, batch_size=2, resume=False)
     thread.join(timeout=1)
-    assert killed, "the job ended before a child could be killed"
+    assert len(killed) == 2, f"the job ended before a child and an actor could be killed (killed: {killed})"
     started = len(open(pids).read().split()) - earlier
     check_equal(by_input(output_lines(out)), expected, "killed")
-    print(f"ok: vision child {killed[0]} killed mid-job; {started} children started in all; every input once")
+    print(f"ok: vision child {killed['child']} and Ray actor {killed['actor']} killed mid-job; {started} children "
+          f"started in all; every input once")
 
 
 def test_resume(args, inputs, expected, work) -> None:
@@ -196,7 +214,7 @@ def main() -> None:
     expected = sequential(args.vision, args.task, inputs)
     assert len(expected) == len(inputs), "the sequential run missed inputs"
     test_equal_to_sequential(args, inputs, expected, work)
-    test_killed_child(args, inputs, expected, work)
+    test_killed_workers(args, inputs, expected, work)
     ray.shutdown()
     test_resume(args, inputs, expected, work)
     ray.shutdown()
