@@ -41,6 +41,17 @@ enum OutputFile {
         }
     }
 
+    /// Makes `path` and the folders above it; a folder made meanwhile by another input (`--jobs`) is no error.
+    static func makeFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw error }
+        }
+    }
+
     /// Checks before any work that files can be written into `directory` (made if missing, as the writers
     /// do): the nearest existing folder on its path must be a writable folder.
     static func checkWritable(directory: String, option: String) throws {

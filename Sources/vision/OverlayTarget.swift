@@ -45,7 +45,7 @@ final class OverlayTarget {
     func write(_ overlay: Overlay, for frame: Frame) throws {
         switch kind {
         case .pngs(let dir):
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try OutputFile.makeFolder(dir)
             try OutputFile.write(dir + "/" + frame.stem + ".png") { try overlay.write($0) }
         case let .video(path, ffmpeg):
             guard failure == nil else { return }

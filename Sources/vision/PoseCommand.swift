@@ -102,8 +102,7 @@ enum PoseCommand {
                 pixels[i] = max(pixels[i], UInt8(min(max(v, 0), 1) * 255 + 0.5))
             }
         }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try OutputFile.makeFolder((path as NSString).deletingLastPathComponent)
         let mask = DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels)
         try OutputFile.write(path) { try ImageFile.writePNG(mask, to: $0) }
     }

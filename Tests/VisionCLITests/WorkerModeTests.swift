@@ -84,6 +84,13 @@ final class WorkerModeTests: XCTestCase {
         XCTAssertEqual(jobs.status, 0, jobs.stderr)
         XCTAssertEqual(jobs.stdout, plain.stdout)
         XCTAssertEqual(try CLI.jsonLines(jobs.stdout).count, 3)
+        // Overlays of inputs running at once go into one new folder, each file whole, nothing else left there.
+        let overlays = dir + "/overlays/nested"
+        let drawn = try CLI.run(["pose", "--json", "--jobs", "2", "--overlay", overlays] + images)
+        XCTAssertEqual(drawn.status, 0, drawn.stderr)
+        XCTAssertEqual(drawn.stdout, plain.stdout)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: overlays).sorted(),
+                       ["face_frontal_1.png", "pose_standing_1.png", "pose_yoga_1.png"])
     }
 
     /// Worker mode's command line is checked before any input is read.
