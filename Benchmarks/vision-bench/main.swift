@@ -39,6 +39,8 @@ struct Options {
     /// `HxWxC:k[:s]` maps to time the kernel set's depthwise convolution on.
     var depthwiseShapes: [String] = []
     var explicitModels = false
+    /// A task to time the `vision` command's throughput on (`Throughput`).
+    var throughput: String?
 }
 
 func fail(_ message: String) -> Never {
@@ -77,6 +79,7 @@ func parse() -> Options {
         case "--dwconv": o.depthwiseShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
+        case "--throughput": o.throughput = value()
         case "--mode": o.soakMode = value()
         case "--frames":
             guard let f = Int(value()), f >= 1 else { fail("--frames takes a positive number") }; o.soakFrames = f
@@ -97,6 +100,8 @@ func parse() -> Options {
             print("       vision-bench --task pose-classify [--image SAMPLES.csv] [--runs N] [--json]")
             print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N]"
                 + " [--every N] [--json]")
+            print("       vision-bench --throughput faces|palms|hands|gestures|pose [--json]"
+                + "   (inputs/s of the vision command: a process per input, --jobs 1, --jobs 2)")
             exit(0)
         default: fail("unknown argument '\(a)'")
         }
@@ -182,6 +187,10 @@ for shape in options.gemmShapes {
 }
 let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
 if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
+if let task = options.throughput {
+    Throughput.main(task: task, json: options.json)
+    exit(0)
+}
 if let soak = options.soak {
     Soak.main(task: soak, mode: options.soakMode, options: options, frames: options.soakFrames,
               every: options.soakEvery)

@@ -11,8 +11,8 @@ enum CommandLineTool {
     static let tables: [OptionTable] = [
         FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
         GesturesTrainCommand.table, GesturesEvaluateCommand.table, GesturesLandmarksCommand.table, PoseCommand.table,
-        PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable, ModelsCommand.fetchTable,
-        KernelsCommand.table,
+        PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable,
+        ModelsCommand.fetchTable, KernelsCommand.table,
     ]
 
     static var usage: String {

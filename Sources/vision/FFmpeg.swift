@@ -12,6 +12,9 @@ enum FFmpegError: Error, CustomStringConvertible {
     case cannotStart(String, reason: String)
     /// ffmpeg could not read or write `file`; `message` is its last line of error output.
     case failed(file: String, message: String)
+    /// ffmpeg decoded `frames` frames of `file`, then failed or reported a decoding error (a damaged
+    /// or truncated video); `message` is its first error.
+    case incomplete(file: String, frames: Int, message: String)
 
     var description: String {
         switch self {
@@ -22,8 +25,51 @@ enum FFmpegError: Error, CustomStringConvertible {
             // ffmpeg names the file itself: "clip.mp4: Invalid data found when processing input".
             let reason = message.hasPrefix(file + ": ") ? String(message.dropFirst(file.count + 2)) : message
             return "\(file): ffmpeg failed: \(reason)"
+        case let .incomplete(file, frames, message):
+            let reason = message.hasPrefix(file + ": ") ? String(message.dropFirst(file.count + 2)) : message
+            return "\(file): ffmpeg could not decode the whole video (\(frames) frame\(frames == 1 ? "" : "s") read): "
+                + reason
         }
     }
+}
+
+/// One line of ffmpeg's log as `-loglevel level+info` writes it: "[h264 @ 0x55d1] [error] text",
+/// "[error] text", or, without levels, "[Parsed_showinfo_0 @ 0x55d1] text".
+struct FFmpegLogLine {
+    /// The component that wrote it ("h264", "Parsed_showinfo_0"), if named.
+    let source: String?
+    /// "error", "warning", "info", ... when the log carries levels.
+    let level: String?
+    let text: String
+
+    static let levels: Set<String> = ["quiet", "panic", "fatal", "error", "warning", "info", "verbose", "debug",
+                                      "trace"]
+
+    init(_ line: String) {
+        var rest = Substring(line)
+        var source: String?
+        var level: String?
+        while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            let word = rest[rest.index(after: rest.startIndex)..<close]
+            if Self.levels.contains(String(word)) {
+                level = String(word)
+            } else if let at = word.range(of: " @ ") {
+                source = String(word[..<at.lowerBound])
+            } else {
+                break
+            }
+            rest = rest[rest.index(after: close)...].drop { $0 == " " }
+        }
+        self.source = source
+        self.level = level
+        text = String(rest)
+    }
+
+    /// A decoding or reading error (levels error, fatal, panic).
+    var isError: Bool { level == "error" || level == "fatal" || level == "panic" }
+
+    /// As messages show it: "h264: error while decoding MB 35 25, bytestream -11".
+    var message: String { source.map { "\($0): \(text)" } ?? text }
 }
 
 /// The `ffmpeg` executable found on PATH, and what this build of it offers.
@@ -47,8 +93,21 @@ struct FFmpeg {
         return String(decoding: out, as: UTF8.self)
     }
 
+    private static let versionLock = NSLock()
+    nonisolated(unsafe) private static var versions: [String: Int?] = [:]
+
     /// The major version ("ffmpeg version 5.1.9-0+deb12u1" -> 5); nil for a git build ("N-11234-g...").
+    /// Asked once per executable: a worker decoding video after video would otherwise start ffmpeg twice each.
     var majorVersion: Int? {
+        Self.versionLock.lock()
+        if let known = Self.versions[path] { Self.versionLock.unlock(); return known }
+        Self.versionLock.unlock()
+        let version = askVersion()
+        Self.versionLock.lock(); Self.versions[path] = version; Self.versionLock.unlock()
+        return version
+    }
+
+    private func askVersion() -> Int? {
         let first = query(["-version"]).split(separator: "\n").first ?? ""
         guard let range = first.range(of: "version ") else { return nil }
         let digits = first[range.upperBound...].drop { $0 == "n" }.prefix { $0.isNumber }

@@ -17,21 +17,21 @@ enum FacesCommand {
 
     static func run(_ args: [String]) throws {
         let o = try table.parse(args)
-        let input = try FrameInput(o)
-        let reporter = try FrameReporter(o, input: input)
-        let options = FaceDetectorOptions()
-        options.baseOptions.modelAssetPath = try TaskOptions.modelPath(o, default: defaultModel, kind: .faceDetector)
-        options.baseOptions.threads = try o.int("--threads")
-        options.minDetectionConfidence = try o.float("--min-detection-confidence")
-        options.minSuppressionThreshold = try o.float("--min-suppression-threshold")
-        options.runningMode = input.runningMode
-        if input.runningMode == .liveStream {
-            options.resultCallback = { result, t in reporter.deliver(result.map(report), timestamp: t) }
-        }
-        let detector = try FaceDetector(options: options)
         let roi = try TaskOptions.region(o)
-        let calls = TaskCalls.detection(detector, input.runningMode, roi: roi, report)
-        try TaskRun.run(input, calls, reporter)
+        try TaskShell(o) { setup in
+            let options = FaceDetectorOptions()
+            options.baseOptions.modelAssetPath = try TaskOptions.modelPath(o, default: defaultModel,
+                                                                           kind: .faceDetector)
+            options.baseOptions.threads = setup.threads
+            options.minDetectionConfidence = try o.float("--min-detection-confidence")
+            options.minSuppressionThreshold = try o.float("--min-suppression-threshold")
+            options.runningMode = setup.mode
+            if setup.mode == .liveStream {
+                options.resultCallback = { result, t in setup.deliver(result.map(report), timestamp: t) }
+            }
+            let detector = try FaceDetector(options: options)
+            return TaskCalls.detection(detector, setup.mode, roi: roi, report)
+        }.run()
     }
 
     static func report(_ result: FaceDetectorResult) -> FrameReport {

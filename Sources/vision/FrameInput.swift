@@ -103,6 +103,28 @@ final class FrameInput {
         }
     }
 
+    /// One input of worker mode (`--stdin`, `--jobs`), as a run of its own would take it: an image or a
+    /// folder of images in image mode (as PATH...), any other file a video file in video mode (as --video).
+    init(worker path: String, _ o: ParsedOptions) throws {
+        orientation = try o.string("--orientation").map(Self.orientation)
+        ignoreExif = o.flag("--ignore-exif")
+        maxFrames = try o.number("--max-frames").map { Int($0) }
+        frameMilliseconds = TaskOptions.defaultFrameMilliseconds
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError.missing(path)
+        }
+        if isDirectory.boolValue || Self.imageExtensions.contains((path as NSString).pathExtension.lowercased()) {
+            source = .images([path])
+            runningMode = .image
+            ffmpeg = nil
+        } else {
+            ffmpeg = try FFmpeg.locate(for: "video input \((path as NSString).lastPathComponent)")
+            source = .videoFile(path)
+            runningMode = .video
+        }
+    }
+
     static let orientationChoices = "takes one of \(ImageOrientation.allCases.map(\.rawValue).joined(separator: ", ")) "
         + "or an EXIF number 1-8"
 

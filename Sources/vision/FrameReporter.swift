@@ -18,21 +18,25 @@ struct InputFailures: Error, CustomStringConvertible {
     var description: String { "\(failed) of \(total) input\(total == 1 ? "" : "s") failed" }
 }
 
-/// Prints each frame's result (a JSON line or a summary line), draws its overlay, and reports a
-/// frame that failed on stderr without stopping the run. Live-stream results arrive on the task's
-/// queue, so everything here is behind one lock.
+/// Prints each frame's result (a JSON line or a summary line) to its `ReportOutput`, draws its
+/// overlay, and reports a frame that failed without stopping the run. Live-stream results arrive on
+/// the task's queue, so everything here is behind one lock.
 final class FrameReporter {
     let json: Bool
     let overlay: OverlayTarget?
+    let output: ReportOutput
     private let lock = NSLock()
     private var failed = 0
     private var total = 0
     /// Live-stream frames sent to the task and not yet answered, by timestamp.
     private var held: [Int: (Frame, MPImage)] = [:]
+    /// A line printed after the input's last frame (the repetitions of pose classification), if any.
+    var closingLine: (() throws -> String)?
 
-    init(_ o: ParsedOptions, input: FrameInput) throws {
+    init(_ o: ParsedOptions, input: FrameInput, output: ReportOutput = ReportOutput()) throws {
         json = o.flag("--json")
         overlay = try OverlayTarget(o, input: input)
+        self.output = output
     }
 
     /// Prints and draws one frame's result.
@@ -41,13 +45,14 @@ final class FrameReporter {
         total += 1
         do {
             if json {
-                try TaskCommandSupport.printJSON(file: frame.file, frame: frame.index, image: image,
-                                                 timestamp: frame.timestamp, result: report.result)
+                output.result(try TaskCommandSupport.jsonLine(file: frame.file, frame: frame.index, image: image,
+                                                              timestamp: frame.timestamp, result: report.result))
             } else {
-                print("\(frame.name): \(report.summary)")
+                output.result("\(frame.name): \(report.summary)")
             }
             try report.write?(frame, image)
-            if let overlay {
+            // A video overlay that failed once has been reported; the run ends with its error.
+            if let overlay, overlay.failure == nil {
                 var drawing = Overlay(image)
                 report.draw(&drawing)
                 try overlay.write(drawing, for: frame)
@@ -68,8 +73,7 @@ final class FrameReporter {
         failed += 1
         let reason = "\(error)"
         // Image and model errors already start with the file's name.
-        let line = reason.hasPrefix(frame.file) ? reason : "\(frame.name): \(reason)"
-        FileHandle.standardError.write(Data("vision: \(line)\n".utf8))
+        output.error(reason.hasPrefix(frame.file) ? reason : "\(frame.name): \(reason)")
     }
 
     /// Keeps a live-stream frame until its result arrives.
@@ -96,9 +100,21 @@ final class FrameReporter {
         }
     }
 
-    /// Finishes the overlay video; throws `InputFailures` if any frame failed.
-    func finish() throws {
-        try overlay?.finish()
+    /// Finishes the overlay video; throws `stream` (the input's own failure, e.g. a video ffmpeg could
+    /// not decode to its end), else the overlay video's failure, else `InputFailures` if any frame failed.
+    func finish(after stream: Error? = nil) throws {
+        if let closingLine { output.closing(try closingLine()) }
+        if overlay?.failure != nil {
+            // Reported with the frame it happened at.
+            lock.lock(); defer { lock.unlock() }
+            throw stream ?? InputFailures(failed: failed, total: total)
+        }
+        do {
+            try overlay?.finish()
+        } catch {
+            throw stream ?? error
+        }
+        if let stream { throw stream }
         lock.lock(); defer { lock.unlock() }
         if failed > 0 { throw InputFailures(failed: failed, total: total) }
     }

@@ -38,57 +38,54 @@ enum HandsCommand {
 
     static func run(_ args: [String], gestures: Bool) throws {
         let o = try (gestures ? gesturesTable : handsTable).parse(args)
-        let input = try FrameInput(o)
-        let reporter = try FrameReporter(o, input: input)
-        let model = try gestures
-            ? TaskOptions.modelPath(o, default: gestureModel, kind: .gestureRecognizerBundle)
-            : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
-        let threads = try o.int("--threads")
-        let live = input.runningMode == .liveStream
         let roi = try TaskOptions.region(o)
-        let calls: TaskCalls
-        if gestures {
-            let options = GestureRecognizerOptions()
-            options.baseOptions.modelAssetPath = model
-            options.baseOptions.threads = threads
-            options.runningMode = input.runningMode
-            try setHandOptions(options, o)
-            let canned = ClassifierOptions(), custom = ClassifierOptions()
-            canned.categoryAllowlist = o.list("--canned-allowlist")
-            canned.categoryDenylist = o.list("--canned-denylist")
-            canned.scoreThreshold = try o.float("--score-threshold")
-            options.cannedGesturesClassifierOptions = canned
-            // Without --score-threshold a custom classifier keeps its metadata's threshold, as in MediaPipe.
-            if o.isSet("--score-threshold") {
-                custom.scoreThreshold = canned.scoreThreshold
-                options.customGesturesClassifierOptions = custom
-            }
-            if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
-            let recognizer = try GestureRecognizer(options: options)
-            switch input.runningMode {
-            case .image: calls = .image { report(try recognizer.recognize(image: $0, imageProcessingOptions: roi)) }
-            case .video:
-                calls = .video {
-                    report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1,
-                                                    imageProcessingOptions: roi))
+        try TaskShell(o) { setup in
+            let model = try gestures
+                ? TaskOptions.modelPath(o, default: gestureModel, kind: .gestureRecognizerBundle)
+                : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
+            let live = setup.mode == .liveStream
+            if gestures {
+                let options = GestureRecognizerOptions()
+                options.baseOptions.modelAssetPath = model
+                options.baseOptions.threads = setup.threads
+                options.runningMode = setup.mode
+                try setHandOptions(options, o)
+                let canned = ClassifierOptions(), custom = ClassifierOptions()
+                canned.categoryAllowlist = o.list("--canned-allowlist")
+                canned.categoryDenylist = o.list("--canned-denylist")
+                canned.scoreThreshold = try o.float("--score-threshold")
+                options.cannedGesturesClassifierOptions = canned
+                // Without --score-threshold a custom classifier keeps its metadata's threshold, as in MediaPipe.
+                if o.isSet("--score-threshold") {
+                    custom.scoreThreshold = canned.scoreThreshold
+                    options.customGesturesClassifierOptions = custom
                 }
-            case .liveStream:
-                calls = .live(submit: {
-                    try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1, imageProcessingOptions: roi)
-                },
-                              drain: recognizer.waitForPendingResults)
+                if live { options.resultCallback = { r, t in setup.deliver(r.map(report), timestamp: t) } }
+                let recognizer = try GestureRecognizer(options: options)
+                switch setup.mode {
+                case .image:
+                    return .image { report(try recognizer.recognize(image: $0, imageProcessingOptions: roi)) }
+                case .video:
+                    return .video {
+                        report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1,
+                                                        imageProcessingOptions: roi))
+                    }
+                case .liveStream:
+                    return .live(submit: {
+                        try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1,
+                                                      imageProcessingOptions: roi)
+                    }, drain: recognizer.waitForPendingResults)
+                }
             }
-        } else {
             let options = HandLandmarkerOptions()
             options.baseOptions.modelAssetPath = model
-            options.baseOptions.threads = threads
-            options.runningMode = input.runningMode
+            options.baseOptions.threads = setup.threads
+            options.runningMode = setup.mode
             try setHandOptions(options, o)
-            if live { options.resultCallback = { r, t in reporter.deliver(r.map(report), timestamp: t) } }
+            if live { options.resultCallback = { r, t in setup.deliver(r.map(report), timestamp: t) } }
             let landmarker = try HandLandmarker(options: options)
-            calls = TaskCalls.detection(landmarker, input.runningMode, roi: roi, report)
-        }
-        try TaskRun.run(input, calls, reporter)
+            return TaskCalls.detection(landmarker, setup.mode, roi: roi, report)
+        }.run()
     }
 
     /// The options both hand commands take.

@@ -17,28 +17,27 @@ enum PalmsCommand {
 
     static func run(_ args: [String]) throws {
         let o = try table.parse(args)
-        let input = try FrameInput(o)
-        let reporter = try FrameReporter(o, input: input)
-        let path = try o.string("--model") ?? TaskCommandSupport.defaultModel(defaultModel)
-        let kinds = ModelKind.inspect(path)
-        let accepted: [ModelKind] = [.handLandmarkerBundle, .gestureRecognizerBundle, .palmDetector]
-        if let other = kinds.first, !kinds.contains(where: accepted.contains) {
-            throw UsageError("palms needs a palm detection .tflite or a hand landmarker bundle; "
-                             + "\((path as NSString).lastPathComponent) is \(other.description)")
-        }
-        let options = HandDetectorOptions()
-        options.baseOptions.modelAssetPath = path
-        options.baseOptions.threads = try o.int("--threads")
-        options.numHands = try o.int("--num-hands")
-        options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
-        options.runningMode = input.runningMode
-        if input.runningMode == .liveStream {
-            options.resultCallback = { result, t in reporter.deliver(result.map(report), timestamp: t) }
-        }
-        let detector = try HandDetector(options: options)
         let roi = try TaskOptions.region(o)
-        let calls = TaskCalls.detection(detector, input.runningMode, roi: roi, report)
-        try TaskRun.run(input, calls, reporter)
+        try TaskShell(o) { setup in
+            let path = try o.string("--model") ?? TaskCommandSupport.defaultModel(defaultModel)
+            let kinds = ModelKind.inspect(path)
+            let accepted: [ModelKind] = [.handLandmarkerBundle, .gestureRecognizerBundle, .palmDetector]
+            if let other = kinds.first, !kinds.contains(where: accepted.contains) {
+                throw UsageError("palms needs a palm detection .tflite or a hand landmarker bundle; "
+                                 + "\((path as NSString).lastPathComponent) is \(other.description)")
+            }
+            let options = HandDetectorOptions()
+            options.baseOptions.modelAssetPath = path
+            options.baseOptions.threads = setup.threads
+            options.numHands = try o.int("--num-hands")
+            options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
+            options.runningMode = setup.mode
+            if setup.mode == .liveStream {
+                options.resultCallback = { result, t in setup.deliver(result.map(report), timestamp: t) }
+            }
+            let detector = try HandDetector(options: options)
+            return TaskCalls.detection(detector, setup.mode, roi: roi, report)
+        }.run()
     }
 
     static func report(_ result: HandDetectorResult) -> FrameReport {

@@ -31,70 +31,73 @@ enum PoseCommand {
 
     static func run(_ args: [String]) throws {
         let o = try table.parse(args)
-        let input = try FrameInput(o)
-        let reporter = try FrameReporter(o, input: input)
-        let accurate = o.flag("--accurate")
-        let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
-        options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? fullModel : liteModel,
-                                                           kind: .poseLandmarkerBundle)
-        options.threads = try o.int("--threads")
-        switch o.choice("--mode") {
-        case "stream"?: options.detectorMode = .stream
-        case "single-image"?: options.detectorMode = .singleImage
-        default: options.detectorMode = input.runningMode == .image ? .singleImage : .stream
-        }
-        if input.runningMode == .liveStream && options.detectorMode != .stream {
-            throw UsageError("--mode single-image does not apply to a live stream")
-        }
         let masks = o.string("--masks")
-        options.outputSegmentationMasks = masks != nil
-        // Pose classification (PoseClassifyOptions.swift).
-        let classifier = try PoseClassifyOptions(o, isStreamMode: options.detectorMode == .stream)
-        let detector = PoseDetector.poseDetector(options: options)
+        if let masks { try OutputFile.checkWritable(directory: masks, option: "--masks") }
         let roi = try TaskOptions.region(o)?.regionOfInterest
-        func visionImage(_ image: MPImage) -> VisionImage {
-            let v = VisionImage(image: image)
-            v.regionOfInterest = roi
-            return v
-        }
-        func report(_ poses: [Pose], _ timestamp: Int) -> FrameReport {
-            var r = PoseCommand.report(poses)
-            if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
-            if let masks {
-                r.write = { frame, image in try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png") }
+        // Stream mode over still images tracks from one image to the next.
+        try TaskShell(o, imagesKeepState: o.choice("--mode") == "stream") { setup in
+            let accurate = o.flag("--accurate")
+            let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
+            options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? fullModel : liteModel,
+                                                               kind: .poseLandmarkerBundle)
+            options.threads = setup.threads
+            switch o.choice("--mode") {
+            case "stream"?: options.detectorMode = .stream
+            case "single-image"?: options.detectorMode = .singleImage
+            default: options.detectorMode = setup.mode == .image ? .singleImage : .stream
             }
-            return r
-        }
-        let stream = options.detectorMode == .stream
-        let calls: TaskCalls
-        switch input.runningMode {
-        case .image:
-            // Stream mode over still images: give each a later timestamp than the last.
-            var last = -1
-            calls = .image { image in
-                last += 33
-                return report(try detector.results(in: visionImage(image),
-                                                   timestampInMilliseconds: stream ? last : nil), last)
+            if setup.mode == .liveStream && options.detectorMode != .stream {
+                throw UsageError("--mode single-image does not apply to a live stream")
             }
-        case .video:
-            calls = .video {
-                report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil), $1)
+            options.outputSegmentationMasks = masks != nil
+            // Pose classification (PoseClassifyOptions.swift), with its smoothing and counts, per task.
+            let classifier = try PoseClassifyOptions(o, isStreamMode: options.detectorMode == .stream)
+            if let classifier, classifier.isStreamMode, setup.mode != .image {
+                let json = o.flag("--json")
+                setup.reporter?.closingLine = { try classifier.finalLine(json: json) }
             }
-        case .liveStream:
-            let queue = LiveQueue()
-            calls = .live(submit: { image, t in
-                queue.submit {
-                    let result = Result {
-                        report(try detector.results(in: visionImage(image), timestampInMilliseconds: t), t)
+            let detector = PoseDetector.poseDetector(options: options)
+            func visionImage(_ image: MPImage) -> VisionImage {
+                let v = VisionImage(image: image)
+                v.regionOfInterest = roi
+                return v
+            }
+            func report(_ poses: [Pose], _ timestamp: Int) -> FrameReport {
+                var r = PoseCommand.report(poses)
+                if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
+                if let masks {
+                    r.write = { frame, image in
+                        try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png")
                     }
-                    reporter.deliver(result, timestamp: t)
                 }
-            }, drain: queue.drain)
-        }
-        try TaskRun.run(input, calls, reporter)
-        if let classifier, classifier.isStreamMode, input.isVideo {
-            print(try classifier.finalLine(json: reporter.json))
-        }
+                return r
+            }
+            let stream = options.detectorMode == .stream
+            switch setup.mode {
+            case .image:
+                // Stream mode over still images: give each a later timestamp than the last.
+                var last = -1
+                return .image { image in
+                    last += 33
+                    return report(try detector.results(in: visionImage(image),
+                                                       timestampInMilliseconds: stream ? last : nil), last)
+                }
+            case .video:
+                return .video {
+                    report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil), $1)
+                }
+            case .liveStream:
+                let queue = LiveQueue()
+                return .live(submit: { image, t in
+                    queue.submit {
+                        let result = Result {
+                            report(try detector.results(in: visionImage(image), timestampInMilliseconds: t), t)
+                        }
+                        setup.deliver(result, timestamp: t)
+                    }
+                }, drain: queue.drain)
+            }
+        }.run()
     }
 
     /// The poses' masks as one 8-bit gray PNG of the displayed image's size (the largest value of
@@ -107,10 +110,9 @@ enum PoseCommand {
                 pixels[i] = max(pixels[i], UInt8(min(max(v, 0), 1) * 255 + 0.5))
             }
         }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
-        try ImageFile.writePNG(DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels),
-                               to: path)
+        try OutputFile.makeFolder((path as NSString).deletingLastPathComponent)
+        let mask = DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels)
+        try OutputFile.write(path) { try ImageFile.writePNG(mask, to: $0) }
     }
 
     static func report(_ poses: [Pose]) -> FrameReport {

@@ -37,17 +37,19 @@ enum TaskCommandSupport {
     }()
 
     /// One JSON line: {"file", "frame"?, "width", "height", "timestampMs"?, "result"}.
-    static func printJSON<R: Encodable>(file: String, frame: Int?, image: MPImage, timestamp: Int?, result: R) throws {
+    static func jsonLine<R: Encodable>(file: String, frame: Int?, image: MPImage, timestamp: Int?,
+                                       result: R) throws -> String {
         let line = JSONLine(file: file, frame: frame, width: image.width, height: image.height, timestampMs: timestamp,
                             result: result)
-        let data = try encoder.encode(line)
-        print(String(decoding: data, as: UTF8.self))
+        return String(decoding: try encoder.encode(line), as: UTF8.self)
     }
 
     static let stderrIsTerminal = isatty(2) != 0
+    /// Progress lines are off while several inputs run at once (`--jobs`, `--stdin`).
+    nonisolated(unsafe) static var showsProgress = true
 
     static func progress(_ i: Int, _ n: Int, _ file: String) {
-        guard stderrIsTerminal, n > 1 else { return }
+        guard stderrIsTerminal, showsProgress, n > 1 else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K[\(i + 1)/\(n)] \((file as NSString).lastPathComponent)".utf8))
         if i + 1 == n { FileHandle.standardError.write(Data("\n".utf8)) }
     }

@@ -39,6 +39,10 @@ enum TaskOptions {
         .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video"),
         .flag("--live", "feed --video as a live stream (frames dropped while the task is busy)",
               default: "off; on for /dev/videoN"),
+        .flag("--stdin", "worker mode: read inputs (PATH or ID<TAB>PATH: image, folder or video file) from "
+              + "standard input, one a line, and write JSON records (with --json)"),
+        .number("--jobs", "N", .whole(1...256), default: 1,
+                "run N inputs (PATH... or --stdin) at once, each on a task of its own with one thread"),
     ]
 
     static func parseRegion(_ text: String) throws -> CGRect {

@@ -33,7 +33,19 @@ extension TaskCalls {
 
 /// Runs a task command: every frame of the input through the task, results to the reporter.
 enum TaskRun {
+    /// Throws the input's own failure (after the frames read before it were reported), else the frames'.
     static func run(_ input: FrameInput, _ calls: TaskCalls, _ reporter: FrameReporter) throws {
+        var streamFailure: Error?
+        do {
+            try frames(input, calls, reporter)
+        } catch {
+            streamFailure = error
+        }
+        if case .live(_, let drain) = calls { drain() }
+        try reporter.finish(after: streamFailure)
+    }
+
+    private static func frames(_ input: FrameInput, _ calls: TaskCalls, _ reporter: FrameReporter) throws {
         try input.forEach { frame in
             let image: MPImage
             switch frame.image {
@@ -53,8 +65,6 @@ enum TaskRun {
                 reporter.fail(frame, error)
             }
         }
-        if case .live(_, let drain) = calls { drain() }
-        try reporter.finish()
     }
 }
 

@@ -31,7 +31,8 @@ final class VideoInput {
     var frameRate: Double? { infos.frameRate }
 
     var arguments: [String] {
-        var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "info"]
+        // Levels on every line tell a decoding error from information (a damaged file often exits 0).
+        var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info"]
         if camera { args += ["-f", "v4l2"] } else if realTime { args += ["-re"] }
         if !autorotate { args += ["-noautorotate"] }
         args += ["-i", path, "-map", "0:v:0", "-vf", "showinfo"] + ffmpeg.passthroughArguments
@@ -40,18 +41,18 @@ final class VideoInput {
     }
 
     /// Decodes frame after frame and calls `body` with each, until the end of the stream,
-    /// --max-frames or Ctrl-C.
+    /// --max-frames or Ctrl-C. A video ffmpeg cannot decode to its end throws after its frames were given.
     func forEach(_ body: (Frame) throws -> Void) throws {
         let child = try ChildProcess(ffmpeg.path, arguments, input: false)
         let infos = self.infos
         let log = LineReader(descriptor: child.errorDescriptor, onLine: { infos.parse($0) }, onEnd: { infos.end() })
-        Interrupt.onInterrupt { child.terminate() }
+        let token = Interrupt.add { child.terminate() }
         var stopped = false
         defer {
             if !stopped { child.terminate() }
             _ = child.wait()
             log.finish()
-            Interrupt.onInterrupt(nil)
+            Interrupt.remove(token)
         }
         var index = 0
         var clock = FrameClock(startAtZero: camera)
@@ -70,8 +71,12 @@ final class VideoInput {
         let status = child.wait()
         log.finish()
         // A stream cut short by Ctrl-C is a normal end; otherwise ffmpeg's failure is the file's.
-        if status != 0 && !Interrupt.requested {
-            throw FFmpegError.failed(file: path, message: log.lastError)
+        if Interrupt.requested { return }
+        if status != 0 && index == 0 {
+            throw FFmpegError.failed(file: path, message: infos.errors.last ?? log.lastError)
+        }
+        if status != 0 || !infos.errors.isEmpty {
+            throw FFmpegError.incomplete(file: path, frames: index, message: infos.errors.first ?? log.lastError)
         }
     }
 }
@@ -119,13 +124,23 @@ final class FrameInfoQueue {
     private var ended = false
     private var timeBase: (num: Int64, den: Int64)?
     private var rate: Double?
+    private var errorLines: [String] = []
 
     var frameRate: Double? { condition.lock(); defer { condition.unlock() }; return rate }
 
-    /// Parses one line of ffmpeg's log: a filter configuration (time base, frame rate) or a frame.
+    /// The errors ffmpeg logged (the first few), as "h264: error while decoding MB 35 25, bytestream -11".
+    var errors: [String] { condition.lock(); defer { condition.unlock() }; return errorLines }
+
+    /// Parses one line of ffmpeg's log: an error, a filter configuration (time base, frame rate) or a frame.
     func parse(_ line: String) {
-        guard line.contains("Parsed_showinfo"), let close = line.firstIndex(of: "]") else { return }
-        let text = String(line[line.index(after: close)...]).trimmingCharacters(in: .whitespaces)
+        let entry = FFmpegLogLine(line)
+        if entry.isError {
+            condition.lock(); defer { condition.unlock() }
+            if errorLines.count < 10 { errorLines.append(entry.message) }
+            return
+        }
+        guard entry.source?.hasPrefix("Parsed_showinfo") == true else { return }
+        let text = entry.text.trimmingCharacters(in: .whitespaces)
         if text.hasPrefix("config in") {
             condition.lock(); defer { condition.unlock() }
             if let tb = Self.fraction(Self.field("time_base:", in: text)), tb.den != 0 { timeBase = tb }

@@ -12,6 +12,8 @@ final class VideoOutput {
     }
 
     let path: String
+    /// The file as messages name it (`path` may be a temporary name beside it).
+    let name: String
     let width: Int
     let height: Int
     let frameRate: Double
@@ -22,8 +24,9 @@ final class VideoOutput {
     /// Longest gap filled by repeating a frame (10 s), so one odd timestamp cannot write for ever.
     private var maxRepeats: Int { max(1, Int(frameRate * 10)) }
 
-    init(path: String, ffmpeg: FFmpeg, width: Int, height: Int, frameRate: Double) throws {
+    init(path: String, ffmpeg: FFmpeg, width: Int, height: Int, frameRate: Double, name: String? = nil) throws {
         self.path = path
+        self.name = name ?? path
         self.width = width
         self.height = height
         self.frameRate = frameRate
@@ -56,7 +59,7 @@ final class VideoOutput {
             // ffmpeg has gone; its last words say why.
             _ = child.wait()
             log.finish()
-            throw FFmpegError.failed(file: path, message: log.lastError)
+            throw FFmpegError.failed(file: name, message: log.lastError)
         }
         lastSlot = slot
     }
@@ -65,6 +68,13 @@ final class VideoOutput {
     func finish() throws {
         let status = child.wait()
         log.finish()
-        guard status == 0 else { throw FFmpegError.failed(file: path, message: log.lastError) }
+        guard status == 0 else { throw FFmpegError.failed(file: name, message: log.lastError) }
+    }
+
+    /// Stops ffmpeg without finishing the file (the caller removes it).
+    func abandon() {
+        child.terminate()
+        _ = child.wait()
+        log.finish()
     }
 }

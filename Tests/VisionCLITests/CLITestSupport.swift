@@ -33,19 +33,29 @@ enum CLI {
 
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
-    /// Runs `executable` (vision by default) with `args`; `environment` entries replace the inherited ones.
+    /// Runs `executable` (vision by default) with `args`; `environment` entries replace the inherited ones;
+    /// `input` is written to its standard input (which is empty otherwise).
     static func run(_ args: [String], environment: [String: String] = [:],
-                    executable path: String? = nil) throws -> Result {
+                    executable path: String? = nil, input: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path ?? executable)
         process.arguments = args
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            // Written on another thread: the child may answer before it has read everything.
+            let writer = stdin.fileHandleForWriting
+            DispatchQueue.global().async {
+                writer.write(Data(input.utf8))
+                try? writer.close()
+            }
+        }
         // Standard error is drained on another thread so that neither pipe can fill up and stall the child.
         let e = ErrorOutput()
         DispatchQueue.global().async {
