@@ -68,6 +68,30 @@ final class PoseClassifyCommandTests: XCTestCase {
         if sameLandmarks == 0 { throw XCTSkip("the pose landmarks differ from the fixture's on this CPU") }
     }
 
+    /// In worker mode a video's classification and closing repetitions line are those of a run of its own, each a
+    /// record of the input, and a second video starts from fresh smoothing and counts.
+    func testWorkerModeGivesEachVideoItsOwnClassification() throws {
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
+        try CLI.ffmpeg(["-framerate", "30", "-pattern_type", "glob", "-i", CLI.sequences + "/pose_dance_1/*.png",
+                        "-frames:v", "12", "-c:v", "mpeg4", "-q:v", "2", dir + "/dance.mp4"])
+        let alone = try CLI.run(["pose", "--json", "--video", dir + "/dance.mp4", "--classify", Self.samples])
+        XCTAssertEqual(alone.status, 0, alone.stderr)
+        let worker = try CLI.run(["pose", "--json", "--stdin", "--classify", Self.samples],
+                                 input: "a\t\(dir)/dance.mp4\nb\t\(dir)/dance.mp4\n")
+        XCTAssertEqual(worker.status, 0, worker.stderr)
+        var records = worker.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(records.count, 2 * (12 + 2))
+        for id in ["a", "b"] {
+            let prefix = "{\"input\":\"\(dir)/dance.mp4\",\"id\":\"\(id)\","
+            let mine = records.prefix(14)
+            records.removeFirst(min(14, records.count))
+            XCTAssertEqual(mine.last, prefix + "\"done\":true,\"frames\":12}")
+            let lines = mine.dropLast().map { "{" + $0.dropFirst(prefix.count) }
+            XCTAssertEqual(lines.joined(separator: "\n"), alone.stdout.trimmingCharacters(in: .newlines), id)
+            XCTAssertTrue(lines.last?.hasPrefix("{\"repetitions\":") == true, lines.last ?? "")
+        }
+    }
+
     /// With the plain rules the top class is a class of the highest confidence (ML Kit's keeps a class on
     /// top until another leads it by 1.0: PoseClassificationUnitTests).
     func testPlainRules() throws {
