@@ -24,7 +24,10 @@ swift build --scratch-path "$scratch" --target TasksVision \
 mkdir -p "$graphs/TasksVision"
 find "$graphs" -maxdepth 1 -name 'TasksVision.symbols.json' -o -maxdepth 1 -name 'TasksVision@*.symbols.json' \
   | xargs -r mv -t "$graphs/TasksVision"
-[ -s "$graphs/TasksVision/TasksVision.symbols.json" ] || { echo "build_docs: no symbol graph for TasksVision" >&2; exit 1; }
+if [ ! -s "$graphs/TasksVision/TasksVision.symbols.json" ]; then
+  echo "build_docs: no symbol graph for TasksVision" >&2
+  exit 1
+fi
 log="$scratch/docc.log"
 rm -rf "$out"
 "$docc" convert Sources/TasksVision/TasksVision.docc \

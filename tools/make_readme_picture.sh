@@ -9,7 +9,10 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${TASKSVISION_SHARED:-$here/../shared}"
 photos="$shared/testdata/gesture_training"
 vision="$here/.build/release/vision"
-[ -x "$vision" ] || { echo "make_readme_picture: build vision first (swift build -c release --product vision)" >&2; exit 1; }
+if [ ! -x "$vision" ]; then
+  echo "make_readme_picture: build vision first (swift build -c release --product vision)" >&2
+  exit 1
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 picks=(call/0413d5c5-f5ba-476f-a921-ea5e967692a9.jpg four/06aa70cc-a12a-4b1e-85cf-e54d44c19a3a.jpg
