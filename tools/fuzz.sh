@@ -15,46 +15,49 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile)
 out="$here/.build-fuzz"
-mkdir -p "$out/obj"
 cd "$here"
 
-# Each library module is compiled once, instrumented for coverage and ASan.
-flags=(-O -sanitize=fuzzer,address -parse-as-library -I "$out/obj" -I Sources/COpenBLAS
+# Each target instruments the modules it tests (coverage and ASan), compiled against the release build's modules
+# (swift build -c release -Xswiftc -enable-testing --product vision), and links the rest of the package from that
+# build: the kernel targets need their own -target-cpu flags, which the release build already applied.
+flags=(-O -sanitize=fuzzer,address -parse-as-library -I Sources/COpenBLAS
        -Xcc -I/usr/include/x86_64-linux-gnu/openblas-pthread)
-module() {
-  local name="$1"
-  if [ ! -f "$out/obj/$name.o" ] ||
-     [ -n "$(find "Sources/$name" -newer "$out/obj/$name.o" -name '*.swift' | head -1)" ]; then
-    echo "compiling $name"
-    swiftc "${flags[@]}" -wmo -module-name "$name" -emit-module -emit-module-path "$out/obj/$name.swiftmodule" \
-      -c $(find "Sources/$name" -name "*.swift" | sort) -o "$out/obj/$name.o" 2> >(grep -v 'warning: Cannot export' >&2)
-  fi
+libraries=(TasksVisionFormat TasksVisionKernels TasksVisionKernelsAVX2 TasksVisionKernelsAVX512 TasksVisionKernelsNEON
+           TasksVisionKernelsPortable TasksVisionVectorFMA CProcessorInfo TasksVisionEngine TasksVision
+           TasksVisionImageIO TasksVisionPoseClassification)
+instrumented_modules() {
+  case "$1" in
+    FuzzTFLiteModel) echo TasksVisionFormat TasksVisionEngine ;;
+    FuzzModelMetadata | FuzzTaskBundle) echo TasksVisionFormat ;;
+    FuzzImageFile) echo TasksVisionImageIO ;;
+    FuzzPoseSampleFile) echo TasksVisionPoseClassification ;;
+  esac
 }
-if [[ " ${targets[*]} " != " FuzzPoseSampleFile " ]]; then
-  module TasksVisionFormat
-  module TasksVisionImageIO
-  module TasksVisionEngine
-fi
-
-# FuzzPoseSampleFile instruments only TasksVisionPoseClassification, importing and linking the modules
-# below it from the release build (swift build -c release -Xswiftc -enable-testing --product vision).
-pose_classification() {
-  [ -f .build/release/Modules/TasksVision.swiftmodule ] ||
+build_target() {
+  local target="$1" dir="$out/$1.obj"
+  local modules
+  read -r -a modules <<<"$(instrumented_modules "$target")"
+  [ -f .build/release/Modules/TasksVisionPoseClassification.swiftmodule ] ||
     swift build -c release -Xswiftc -enable-testing --product vision
-  local c=(-I .build/release/Modules -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap)
-  echo "compiling TasksVisionPoseClassification"
-  mkdir -p "$out/pose"
-  swiftc "${flags[@]}" "${c[@]}" -wmo -module-name TasksVisionPoseClassification -emit-module \
-    -emit-module-path "$out/pose/TasksVisionPoseClassification.swiftmodule" \
-    -c $(find Sources/TasksVisionPoseClassification -name "*.swift" | sort) \
-    -o "$out/pose/TasksVisionPoseClassification.o" 2> >(grep -v 'warning: Cannot export' >&2)
-  echo "linking FuzzPoseSampleFile"
-  swiftc "${flags[@]}" "${c[@]}" -I "$out/pose" -module-name FuzzPoseSampleFile tools/fuzz/FuzzPoseSampleFile.swift \
-    "$out/pose/TasksVisionPoseClassification.o" \
-    $(find .build/release/TasksVision.build .build/release/TasksVisionEngine.build \
-      .build/release/TasksVisionFormat.build .build/release/TasksVisionKernels*.build \
-      .build/release/TasksVisionVectorFMA.build .build/release/CProcessorInfo.build -name '*.o') \
-    -lopenblas -o "$out/FuzzPoseSampleFile" 2> >(grep -v 'warning: Cannot export' >&2)
+  local c=(-I "$dir" -I .build/release/Modules
+           -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap)
+  mkdir -p "$dir"
+  local objects=()
+  for m in "${modules[@]}"; do
+    if [ ! -f "$dir/$m.o" ] || [ -n "$(find "Sources/$m" -newer "$dir/$m.o" -name '*.swift' | head -1)" ]; then
+      echo "compiling $m for $target"
+      swiftc "${flags[@]}" "${c[@]}" -wmo -module-name "$m" -emit-module -emit-module-path "$dir/$m.swiftmodule" \
+        -c $(find "Sources/$m" -name "*.swift" | sort) -o "$dir/$m.o" 2> >(grep -v 'warning: Cannot export' >&2)
+    fi
+    objects+=("$dir/$m.o")
+  done
+  for lib in "${libraries[@]}"; do
+    [[ " ${modules[*]} " == *" $lib "* ]] && continue
+    while IFS= read -r o; do objects+=("$o"); done < <(find ".build/release/$lib.build" -name '*.o' | sort)
+  done
+  echo "linking $target"
+  swiftc "${flags[@]}" "${c[@]}" -module-name "$target" "tools/fuzz/$target.swift" "${objects[@]}" -lopenblas \
+    -o "$out/$target" 2> >(grep -v 'warning: Cannot export' >&2)
 }
 
 # Seed corpora: small real files and tails of big ones (libFuzzer mutates small inputs faster).
@@ -128,13 +131,7 @@ PY
 
 for target in "${targets[@]}"; do
   [ -f "tools/fuzz/$target.swift" ] || { echo "no target tools/fuzz/$target.swift" >&2; exit 1; }
-  if [ "$target" = FuzzPoseSampleFile ]; then
-    pose_classification
-  else
-    echo "linking $target"
-    swiftc "${flags[@]}" -module-name "$target" "tools/fuzz/$target.swift" "$out"/obj/*.o -lopenblas -o "$out/$target" \
-      2> >(grep -v 'warning: Cannot export' >&2)
-  fi
+  build_target "$target"
   seed "$target"
   mkdir -p "$out/corpus/$target" "$out/findings/$target"
   echo "fuzzing $target for $seconds s"
