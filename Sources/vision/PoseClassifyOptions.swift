@@ -15,46 +15,59 @@ final class PoseClassifyOptions: @unchecked Sendable {
                     + "ends the frame), or the plain ones (the highest; every counter)"),
     ]
 
-    private let lock = NSLock()
-    private var processor: PoseClassifierProcessor
-    let isStreamMode: Bool
+    /// What the options ask for, read once per run: the samples' classifier, the classes to count and the rules.
+    /// Each task then gets a processor of its own (`init(_:isStreamMode:)`), so every video starts afresh.
+    struct Samples {
+        let classifier: PoseClassifier
+        /// The classes `--count-reps` names, or nil for ML Kit's defaults where the samples have them.
+        let countRepsOption: [String]?
+        let counted: [String]
+        let plain: Bool
+    }
 
-    /// The classification the options ask for, or nil without --classify. Throws for a missing or
-    /// empty sample file and for a class to count that the samples lack.
-    init?(_ o: ParsedOptions, isStreamMode: Bool) throws {
+    /// The samples the options name, or nil without --classify. Throws for a missing or empty sample file and
+    /// for a class to count that the samples lack; a skipped row is reported once.
+    static func samples(_ o: ParsedOptions) throws -> Samples? {
         guard let path = o.string("--classify") else {
             if let other = ["--count-reps", "--classify-rules"].first(where: o.isSet) {
                 throw UsageError("\(other) needs --classify SAMPLES.csv")
             }
             return nil
         }
-        let plain = o.choice("--classify-rules") == "plain"
         let file = try PoseSampleFile(contentsOfFile: path)
         for row in file.skipped {
             FileHandle.standardError.write(Data("vision: \(path): \(row), skipped\n".utf8))
         }
         let classes = file.classes
-        let counted: [String]
-        if let list = o.string("--count-reps") {
-            counted = list.split(separator: ",", omittingEmptySubsequences: false).map {
+        let option = o.string("--count-reps").map { list in
+            list.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces)
             }
-            if let bad = counted.first(where: { !classes.contains($0) }) {
-                let error = PoseClassificationError.unknownClass(bad, known: classes)
-                throw UsageError("--count-reps: \(error)")
-            }
-            if !isStreamMode {
-                throw UsageError("--count-reps counts in stream mode (--video, or --mode stream), "
-                                     + "not in single-image mode")
-            }
-        } else {
-            counted = PoseClassifierProcessor.defaultRepetitionClasses.filter(classes.contains)
         }
-        let classifier = try PoseClassifier(samples: file.samples)
-        processor = try PoseClassifierProcessor(classifier: classifier, isStreamMode: isStreamMode,
-                                                repetitionClasses: counted,
-                                                maxConfidenceRule: plain ? .highest : .mlKit,
-                                                repetitionCounting: plain ? .everyCounter : .mlKit)
+        if let bad = option?.first(where: { !classes.contains($0) }) {
+            let error = PoseClassificationError.unknownClass(bad, known: classes)
+            throw UsageError("--count-reps: \(error)")
+        }
+        return Samples(classifier: try PoseClassifier(samples: file.samples), countRepsOption: option,
+                       counted: option ?? PoseClassifierProcessor.defaultRepetitionClasses.filter(classes.contains),
+                       plain: o.choice("--classify-rules") == "plain")
+    }
+
+    private let lock = NSLock()
+    private var processor: PoseClassifierProcessor
+    let isStreamMode: Bool
+
+    /// A task's classification, with smoothing and counts of its own. Throws for --count-reps in single-image
+    /// mode.
+    init(_ samples: Samples, isStreamMode: Bool) throws {
+        if samples.countRepsOption != nil && !isStreamMode {
+            throw UsageError("--count-reps counts in stream mode (--video, or --mode stream), "
+                             + "not in single-image mode")
+        }
+        processor = try PoseClassifierProcessor(classifier: samples.classifier, isStreamMode: isStreamMode,
+                                                repetitionClasses: samples.counted,
+                                                maxConfidenceRule: samples.plain ? .highest : .mlKit,
+                                                repetitionCounting: samples.plain ? .everyCounter : .mlKit)
         self.isStreamMode = isStreamMode
     }
 

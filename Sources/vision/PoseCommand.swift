@@ -34,6 +34,8 @@ enum PoseCommand {
         let masks = o.string("--masks")
         if let masks { try OutputFile.checkWritable(directory: masks, option: "--masks") }
         let roi = try TaskOptions.region(o)?.regionOfInterest
+        // Pose classification (PoseClassifyOptions.swift): the samples read once, a processor per task.
+        let samples = try PoseClassifyOptions.samples(o)
         // Stream mode over still images tracks from one image to the next.
         try TaskShell(o, imagesKeepState: o.choice("--mode") == "stream") { setup in
             let accurate = o.flag("--accurate")
@@ -50,8 +52,8 @@ enum PoseCommand {
                 throw UsageError("--mode single-image does not apply to a live stream")
             }
             options.outputSegmentationMasks = masks != nil
-            // Pose classification (PoseClassifyOptions.swift), with its smoothing and counts, per task.
-            let classifier = try PoseClassifyOptions(o, isStreamMode: options.detectorMode == .stream)
+            let stream = options.detectorMode == .stream
+            let classifier = try samples.map { try PoseClassifyOptions($0, isStreamMode: stream) }
             if let classifier, classifier.isStreamMode, setup.mode != .image {
                 let json = o.flag("--json")
                 setup.reporter?.closingLine = { try classifier.finalLine(json: json) }
@@ -72,7 +74,6 @@ enum PoseCommand {
                 }
                 return r
             }
-            let stream = options.detectorMode == .stream
             switch setup.mode {
             case .image:
                 // Stream mode over still images: give each a later timestamp than the last.
