@@ -1,5 +1,3 @@
-import TasksVisionFormat
-
 extension ZipArchive {
     /// The bytes of an entry that is stored or deflated (method 8), as in the zips of Python
     /// wheels, checked against its CRC-32. `ZipArchive.data(of:)` refuses deflated entries, as
