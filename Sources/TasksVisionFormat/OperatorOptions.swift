@@ -103,24 +103,16 @@ public enum OperatorOptions: Sendable {
         case var .fullyConnected(o):
             try c.activation(0, &o.activation); try c.u8(1, &o.weightsFormat); try c.bool(2, &o.keepNumDims)
             options = .fullyConnected(o)
-        case var .softmax(beta):
-            try c.f32(0, &beta)
-            options = .softmax(beta: beta)
+        case var .softmax(beta): try c.f32(0, &beta); options = .softmax(beta: beta)
         case var .concatenation(axis, activation):
             try c.i32(0, &axis); try c.activation(1, &activation)
             options = .concatenation(axis: axis, activation: activation)
-        case var .activation(activation):
-            try c.activation(0, &activation)
-            options = .activation(activation)
+        case var .activation(activation): try c.activation(0, &activation); options = .activation(activation)
         case var .resizeBilinear(alignCorners, halfPixelCenters):
             try c.bool(2, &alignCorners); try c.bool(3, &halfPixelCenters)
             options = .resizeBilinear(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
-        case var .reshape(newShape):
-            try c.int32s(0, &newShape, "new_shape")
-            options = .reshape(newShape: newShape)
-        case var .reducer(keepDims):
-            try c.bool(0, &keepDims)
-            options = .reducer(keepDims: keepDims)
+        case var .reshape(newShape): try c.int32s(0, &newShape, "new_shape"); options = .reshape(newShape: newShape)
+        case var .reducer(keepDims): try c.bool(0, &keepDims); options = .reducer(keepDims: keepDims)
         case var .gather(axis, batchDims):
             try c.i32(0, &axis); try c.i32(1, &batchDims)
             options = .gather(axis: axis, batchDims: batchDims)
@@ -128,12 +120,8 @@ public enum OperatorOptions: Sendable {
             try c.i32(0, &o.beginMask); try c.i32(1, &o.endMask); try c.i32(2, &o.ellipsisMask)
             try c.i32(3, &o.newAxisMask); try c.i32(4, &o.shrinkAxisMask); try c.bool(5, &o.offset)
             options = .stridedSlice(o)
-        case var .unpack(num, axis):
-            try c.i32(0, &num); try c.i32(1, &axis)
-            options = .unpack(num: num, axis: axis)
-        case var .depthToSpace(blockSize):
-            try c.i32(0, &blockSize)
-            options = .depthToSpace(blockSize: blockSize)
+        case var .unpack(num, axis): try c.i32(0, &num); try c.i32(1, &axis); options = .unpack(num: num, axis: axis)
+        case var .depthToSpace(blockSize): try c.i32(0, &blockSize); options = .depthToSpace(blockSize: blockSize)
         }
     }
 
