@@ -57,6 +57,6 @@ public enum GestureRecognizerBundle {
     /// interrupted write leaves no partial bundle.
     public static func write(base: Base, classifier: GestureClassifier, to path: String) throws {
         let bytes = try bytes(base: base, customClassifier: try classifier.classifierModel())
-        try AtomicFile.write(bytes, to: path)
+        try TrainingFile.write(bytes, to: path)
     }
 }
