@@ -101,8 +101,8 @@ func parse() -> Options {
             let commands = BenchmarkTask.all.map(\.commandName).reduce(into: [String]()) {
                 if !$0.contains($1) { $0.append($1) }
             }
-            print("       vision-bench --task \(runs.joined(separator: "|")) [--image PATH] [--size WxH]... "
-                + "[--runs N] [--json]")
+            print("       vision-bench --task \(runs.joined(separator: "|"))\n"
+                + "                    [--image PATH] [--size WxH]... [--runs N] [--json]")
             print("       vision-bench --task pose-classify [--image SAMPLES.csv] [--runs N] [--json]")
             print("       vision-bench --soak \((Soak.tasks.map(\.entry.name) + ["all"]).joined(separator: "|")) "
                 + "[--mode video|live|both] [--frames N] [--every N] [--json]")

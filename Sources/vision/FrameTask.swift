@@ -52,41 +52,35 @@ struct FrameTaskSetup {
     }
 }
 
-/// A library task, with MediaPipe's three calls under whatever name the task gives them (`detect`,
-/// `recognize`, `segment`): a conformance names them, `LibraryFrameTask` does the rest.
+/// A library task, with MediaPipe's three calls under the names of `DetectionTask`'s (faces, palms,
+/// hands): a task that names them otherwise (`recognize`, `segment`) maps them in its conformance.
 protocol LibraryTask: AnyObject {
     associatedtype TaskResult
-    func call(image: MPImage, roi: ImageProcessingOptions?) throws -> TaskResult
-    func call(videoFrame: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> TaskResult
-    func callAsync(image: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Bool
+    func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions?) throws -> TaskResult
+    func detect(videoFrame: MPImage, timestampInMilliseconds: Int,
+                imageProcessingOptions: ImageProcessingOptions?) throws -> TaskResult
+    func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                     imageProcessingOptions: ImageProcessingOptions?) throws -> Bool
     func waitForPendingResults()
 }
 
-extension DetectionTask: LibraryTask {
-    func call(image: MPImage, roi: ImageProcessingOptions?) throws -> Output {
-        try detect(image: image, imageProcessingOptions: roi)
-    }
-
-    func call(videoFrame: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Output {
-        try detect(videoFrame: videoFrame, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
-    }
-
-    func callAsync(image: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Bool {
-        try detectAsync(image: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
-    }
-}
+extension DetectionTask: LibraryTask {}
 
 extension GestureRecognizer: LibraryTask {
-    func call(image: MPImage, roi: ImageProcessingOptions?) throws -> GestureRecognizerResult {
-        try recognize(image: image, imageProcessingOptions: roi)
+    func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions?) throws -> GestureRecognizerResult {
+        try recognize(image: image, imageProcessingOptions: imageProcessingOptions)
     }
 
-    func call(videoFrame: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> GestureRecognizerResult {
-        try recognize(videoFrame: videoFrame, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    func detect(videoFrame: MPImage, timestampInMilliseconds: Int,
+                imageProcessingOptions: ImageProcessingOptions?) throws -> GestureRecognizerResult {
+        try recognize(videoFrame: videoFrame, timestampInMilliseconds: timestampInMilliseconds,
+                      imageProcessingOptions: imageProcessingOptions)
     }
 
-    func callAsync(image: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Bool {
-        try recognizeAsync(image: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                     imageProcessingOptions: ImageProcessingOptions?) throws -> Bool {
+        try recognizeAsync(image: image, timestampInMilliseconds: timestampInMilliseconds,
+                           imageProcessingOptions: imageProcessingOptions)
     }
 }
 
@@ -103,14 +97,16 @@ final class LibraryFrameTask<Task: LibraryTask>: FrameTask {
         self.report = report
     }
 
-    func image(_ image: MPImage) throws -> FrameReport { report(try task.call(image: image, roi: roi)) }
+    func image(_ image: MPImage) throws -> FrameReport {
+        report(try task.detect(image: image, imageProcessingOptions: roi))
+    }
 
     func video(_ image: MPImage, timestamp: Int) throws -> FrameReport {
-        report(try task.call(videoFrame: image, timestamp: timestamp, roi: roi))
+        report(try task.detect(videoFrame: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi))
     }
 
     func submit(_ image: MPImage, timestamp: Int) throws -> Bool {
-        try task.callAsync(image: image, timestamp: timestamp, roi: roi)
+        try task.detectAsync(image: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
     }
 
     func drain() { task.waitForPendingResults() }
