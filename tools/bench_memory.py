@@ -42,6 +42,11 @@ TASKS = [
     ("pose", ["pose"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_lite.task", "detect", 0),
     ("pose-accurate", ["pose", "--accurate"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_full.task",
      "detect", 0),
+    ("face-landmarks", ["face-landmarks"], "face_frontal_1.png", "FaceLandmarker", "face_landmarker.task", "detect",
+     0),
+    # With blendshapes and matrices: the last field names the options (not a hand count).
+    ("face-landmarks-full", ["face-landmarks", "--blendshapes", "--matrices"], "face_frontal_1.png",
+     "FaceLandmarker", "face_landmarker.task", "detect", "full"),
 ]
 
 TASK_CHILD = r"""
@@ -50,7 +55,8 @@ import mediapipe as mp
 from mediapipe.tasks.python import vision, BaseOptions
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 cls, model, call, hands, photo = sys.argv[1:6]
-extra = {"num_hands": int(hands)} if int(hands) else {}
+extra = ({"output_face_blendshapes": True, "output_facial_transformation_matrixes": True} if hands == "full"
+         else {"num_hands": int(hands)} if int(hands) else {})
 options = getattr(vision, cls + "Options")(base_options=BaseOptions(model_asset_path=model), **extra)
 task = getattr(vision, cls).create_from_options(options)
 getattr(task, call)(mp.Image.create_from_file(photo))
@@ -80,7 +86,7 @@ def tasks(threads):
     print(f"{'task':42} {'ours MB':>8} {'mediapipe MB':>12} {'ratio':>6}")
     for name, args, photo, cls, model, call, hands in TASKS:
         image = os.path.join(SHARED, "testdata", "images", photo)
-        counts = ["--num-hands", str(hands)] if hands else []
+        counts = ["--num-hands", str(hands)] if isinstance(hands, int) and hands else []
         ours = (child_peak([cli] + args + counts + ["--threads", str(threads), image]) - alone) / 1e6
         theirs = int(last_line([sys.executable, "-c", TASK_CHILD, cls, os.path.join(ROOT, "Models", model), call,
                                 str(hands), image])) / 1e6

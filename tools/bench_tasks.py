@@ -95,6 +95,20 @@ def main():
         ("pose-accurate-stream", "pose_standing_1.png",
          lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
     ]
+    def face_task(mode, full):
+        return vision.FaceLandmarker.create_from_options(vision.FaceLandmarkerOptions(
+            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", "face_landmarker.task")),
+            running_mode=mode, output_face_blendshapes=full, output_facial_transformation_matrixes=full))
+    tasks += [
+        ("face-landmarks", "face_frontal_1.png", lambda: face_task(vision.RunningMode.IMAGE, False),
+         lambda t, im: t.detect(im)),
+        ("face-landmarks-video", "face_frontal_1.png", lambda: face_task(vision.RunningMode.VIDEO, False),
+         video_call("detect_for_video")),
+        ("face-landmarks-full", "face_frontal_1.png", lambda: face_task(vision.RunningMode.IMAGE, True),
+         lambda t, im: t.detect(im)),
+        ("face-landmarks-full-video", "face_frontal_1.png", lambda: face_task(vision.RunningMode.VIDEO, True),
+         video_call("detect_for_video")),
+    ]
     if args.tasks:
         tasks = [t for t in tasks if t[0] in args.tasks]
     for name, photo, make, call in tasks:

@@ -149,10 +149,31 @@ enum TaskBenchmark {
                            },
                            json: options.json, threads: threads)
                 }
+            case "face-landmarks", "face-landmarks-video", "face-landmarks-full", "face-landmarks-full-video":
+                // -full: with blendshapes and transformation matrices.
+                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/face_frontal_1.png")
+                let video = task.hasSuffix("-video"), full = task.contains("-full")
+                for size in sizes {
+                    let image = try frame(photo, width: size.0, height: size.1)
+                    let o = FaceLandmarkerOptions()
+                    o.baseOptions.modelAssetPath = repositoryRoot + "/Models/face_landmarker.task"
+                    o.baseOptions.threads = threads
+                    o.runningMode = video ? .video : .image
+                    o.outputFaceBlendshapes = full
+                    o.outputFacialTransformationMatrixes = full
+                    let landmarker = try FaceLandmarker(options: o)
+                    var t = 0
+                    report(task, size, try time(runs: options.runs, warmup: options.warmup) {
+                        t += 33
+                        _ = try video ? landmarker.detect(videoFrame: image, timestampInMilliseconds: t)
+                            : landmarker.detect(image: image)
+                    }, json: options.json, threads: threads)
+                }
             case "pose-classify": try PoseClassifyBenchmark.run(options: options)
             default:
                 fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, "
-                    + "pose, pose-stream, pose-accurate, pose-accurate-stream, pose-classify)")
+                    + "pose, pose-stream, pose-accurate, pose-accurate-stream, pose-classify, face-landmarks, "
+                    + "face-landmarks-video, face-landmarks-full, face-landmarks-full-video)")
             }
         } catch {
             fail("\(error)")

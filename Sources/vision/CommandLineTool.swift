@@ -10,6 +10,7 @@ enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
     static let tables: [OptionTable] = [
         FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
+        FaceLandmarksCommand.table,
         GesturesTrainCommand.table, GesturesEvaluateCommand.table, GesturesLandmarksCommand.table, PoseCommand.table,
         PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable,
         ModelsCommand.fetchTable, KernelsCommand.table,
@@ -36,6 +37,7 @@ enum CommandLineTool {
         case "kernels": try KernelsCommand.run(rest)
         case "faces": try FacesCommand.run(rest)
         case "palms": try PalmsCommand.run(rest)
+        case "face-landmarks": try FaceLandmarksCommand.run(rest)
         case "hands": try HandsCommand.run(rest, gestures: false)
         case "gestures":
             // Training subcommands; an image literally named like one is given as ./train.

@@ -7,6 +7,7 @@ enum ModelKind: Equatable {
     case faceDetector, palmDetector, handLandmarksDetector, poseDetector, poseLandmarksDetector
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
+    case faceLandmarkerBundle
 
     /// As error messages name it: "a hand landmarker bundle".
     var description: String {
@@ -22,6 +23,7 @@ enum ModelKind: Equatable {
         case .gestureClassifierBundle: return "a hand gesture classifier bundle"
         case .gestureRecognizerBundle: return "a gesture recognizer bundle"
         case .poseLandmarkerBundle: return "a pose landmarker bundle"
+        case .faceLandmarkerBundle: return "a face landmarker bundle"
         }
     }
 
@@ -32,6 +34,7 @@ enum ModelKind: Equatable {
         case .gestureClassifierBundle: return ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"]
         case .gestureRecognizerBundle: return ["hand_landmarker.task", "hand_gesture_recognizer.task"]
         case .poseLandmarkerBundle: return ["pose_detector.tflite", "pose_landmarks_detector.tflite"]
+        case .faceLandmarkerBundle: return ["face_detector.tflite", "face_landmarks_detector.tflite"]
         default: return nil
         }
     }
@@ -43,7 +46,7 @@ enum ModelKind: Equatable {
     }
 
     static let bundles: [ModelKind] = [.handLandmarkerBundle, .gestureClassifierBundle, .gestureRecognizerBundle,
-                                       .poseLandmarkerBundle]
+                                       .poseLandmarkerBundle, .faceLandmarkerBundle]
 
     /// Refuses a model recognized as another kind. A file that cannot be read or recognized is left
     /// to the task, whose error says precisely what is wrong with it.
