@@ -8,7 +8,7 @@ and writes the fixtures the Swift tests compare against: Tests/Fixtures/face_lan
   face_*), upright and with rotation_degrees 90, 180 and 270;
 - video mode (33 ms apart), numFaces 1, on the sequence pose_dance_1;
 - video mode, numFaces 1, on three sequences made here by moving a virtual camera over
-  face_frontal_1.png (pan, roll, zoom). Each frame is a nearest-neighbour resampling whose affine
+  face_frontal_1.png (pan, roll, zoom), and numFaces 2 on one drifting over faces_two_1.png (two). Each frame is a nearest-neighbour resampling whose affine
   map (output pixel centre -> source pixel) is written into the fixture, so the Swift test makes
   the same frames bit for bit (FaceLandmarkerParityTests.syntheticFrame);
 - tongue_out (which MediaPipe's graph drops) computed independently: the landmarks model run by
@@ -33,6 +33,7 @@ OUT = os.path.join(ROOT, "Tests", "Fixtures", "face_landmarks")
 MODEL = os.path.join(ROOT, "Models", "face_landmarker.task")
 R = lambda v: round(float(v), 6)
 SYNTH_SOURCE = "face_frontal_1.png"
+TWO_SOURCE = "faces_two_1.png"
 SYNTH_SIZE = (320, 240)
 SYNTH_FRAMES = 20
 
@@ -219,15 +220,20 @@ def main():
                                        "sequence": seq, "results": entries})
     if "synthetic" in parts:
         src = load(os.path.join(IMAGES, SYNTH_SOURCE))
-        for key, path in synthetic_paths(src).items():
-            vt = make(vision.RunningMode.VIDEO, 1)
+        runs = [(key, SYNTH_SOURCE, 1, path) for key, path in synthetic_paths(src).items()]
+        # Two faces (numFaces 2: tracking and association of two, no smoothing), the camera drifting.
+        runs.append(("two", TWO_SOURCE, 2, [camera(600 + 4 * i, 400 + 2 * i, 4.0, math.radians(0.5 * i))
+                                           for i in range(SYNTH_FRAMES)]))
+        for key, source, num_faces, path in runs:
+            src = load(os.path.join(IMAGES, source))
+            vt = make(vision.RunningMode.VIDEO, num_faces)
             entries = []
             for i, m in enumerate(path):
                 frame = synthetic_frame(src, m)
                 entries.append({"affine": m, "timestampMs": i * 33,
                                 "faces": faces_json(vt.detect_for_video(mp_image(frame), i * 33))})
-            dump(f"video_synthetic_{key}.json", {"model": "face_landmarker.task", "mode": "video", "numFaces": 1,
-                                                 "source": SYNTH_SOURCE, "width": SYNTH_SIZE[0],
+            dump(f"video_synthetic_{key}.json", {"model": "face_landmarker.task", "mode": "video",
+                                                 "numFaces": num_faces, "source": source, "width": SYNTH_SIZE[0],
                                                  "height": SYNTH_SIZE[1], "results": entries})
 
 

@@ -9,8 +9,8 @@ struct UsageError: Error {
 enum CommandLineTool {
     /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
     static let tables: [OptionTable] = [
-        FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
-        FaceLandmarksCommand.table,
+        FacesCommand.table, FaceLandmarksCommand.table, PalmsCommand.table, HandsCommand.handsTable,
+        HandsCommand.gesturesTable,
         GesturesTrainCommand.table, GesturesEvaluateCommand.table, GesturesLandmarksCommand.table, PoseCommand.table,
         PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable,
         ModelsCommand.fetchTable, KernelsCommand.table,

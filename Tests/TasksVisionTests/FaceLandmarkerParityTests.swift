@@ -5,7 +5,8 @@ import XCTest
 
 /// FaceLandmarker against the official MediaPipe 1.2.3 (tools/reference_face_landmarks.py): the face
 /// photos upright and turned (numFaces 3), and video mode on the virtual-camera sequences (pan, roll,
-/// zoom over face_frontal_1.png, numFaces 1, so tracking and MediaPipe's one-euro smoothing run) and
+/// zoom over face_frontal_1.png, numFaces 1, so tracking and MediaPipe's one-euro smoothing run; numFaces 2
+/// drifting over faces_two_1.png) and
 /// on pose_dance_1 (whose dancer's face the short-range detector does not find, in MediaPipe too).
 ///
 /// Tolerances: the same number of faces; landmarks (x, y, z), blendshape scores and matrix entries
@@ -20,6 +21,7 @@ final class FaceLandmarkerParityTests: XCTestCase {
     }
     struct Fixture: Decodable {
         let results: [Entry]; let source: String?; let width: Int?; let height: Int?; let sequence: String?
+        let numFaces: Int?
     }
 
     static let landmarkTolerance: Float = 0.002
@@ -144,7 +146,8 @@ final class FaceLandmarkerParityTests: XCTestCase {
         let fx = try Self.fixture("video_synthetic_\(name).json")
         guard let source = fx.source, let w = fx.width, let h = fx.height else { return XCTFail("fixture fields") }
         let photo = try TestImages.load(Paths.images + "/" + source)
-        let landmarker = try Self.landmarker(numFaces: 1, mode: .video, blendshapes: FacePipeline.hasBlendshapes,
+        let landmarker = try Self.landmarker(numFaces: fx.numFaces ?? 1, mode: .video,
+                                             blendshapes: FacePipeline.hasBlendshapes,
                                              matrices: FacePipeline.hasGeometry)
         var stats = Stats()
         for (i, e) in fx.results.enumerated() {
@@ -162,6 +165,8 @@ final class FaceLandmarkerParityTests: XCTestCase {
     func testVideoSyntheticPan() throws { try runSynthetic("pan") }
     func testVideoSyntheticRoll() throws { try runSynthetic("roll") }
     func testVideoSyntheticZoom() throws { try runSynthetic("zoom") }
+    /// Two faces, numFaces 2: both tracked from the first frame on, not smoothed.
+    func testVideoSyntheticTwoFaces() throws { try runSynthetic("two") }
 
     func testVideoPoseDance() throws {
         let fx = try Self.fixture("video_pose_dance_1.json")
