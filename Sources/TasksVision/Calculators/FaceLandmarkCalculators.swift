@@ -31,6 +31,19 @@ extension LandmarkProjection {
     }
 }
 
+extension ImageToTensor {
+    /// The crop of a normalized rect (stored pixels) into a `width` x `height` landmark-model input,
+    /// stretched, replicated border, as the landmark graphs' `ImageToTensorCalculator`; nil for a zero rect
+    /// (MediaPipe skips those).
+    static func warp(_ image: MPImage, rect: NormalizedRect, width: Int, height: Int) -> [UInt8]? {
+        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
+        guard rect.width > 0 || rect.height > 0 else { return nil }
+        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
+                              height: rect.height * H, rotation: rect.rotation)
+        return warp(image, roi: roi, width: width, height: height, border: .replicate)
+    }
+}
+
 /// MediaPipe's `LandmarksToDetectionCalculator`: the landmarks' bounding box as a detection whose
 /// keypoints are the landmarks. The maxima start at `numeric_limits<float>::min()` as in MediaPipe.
 public enum LandmarksToDetection {

@@ -135,12 +135,7 @@ final class FacePipeline: RegionFramedPipeline {
 
     /// The landmark model's input for a face rect (the stretched rotated crop); nil for a zero rect.
     func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? {
-        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
-        guard rect.width > 0 || rect.height > 0 else { return nil }
-        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
-                              height: rect.height * H, rotation: rect.rotation)
-        return ImageToTensor.warp(image, roi: roi, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight,
-                                  border: .replicate)
+        ImageToTensor.warp(image, rect: rect, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight)
     }
 
     /// The landmark model on one face rect, with the face whatever its presence (`landmarks` filters).
