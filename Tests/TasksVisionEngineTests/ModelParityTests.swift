@@ -154,6 +154,10 @@ final class ModelParityTests: XCTestCase {
         XCTAssertEqual(interpreter.layers.filter { $0.kind == "MUL" }.count, 6)
         XCTAssertEqual(interpreter.layers.filter { $0.kind == "FULLY_CONNECTED" }.count, 9)
     }
+    func testFaceLandmarksDetector() throws { try checkModel("face_landmarks_detector") }
+    /// MEAN over the last axis and other axes, SUM, SQRT, RSQRT, NEG, SQUARED_DIFFERENCE, DIV, SUB, TRANSPOSE,
+    /// STRIDED_SLICE: XNNPACK's bits on every x86 set, its SQRT and RSQRT from the CPU's own estimate.
+    func testFaceBlendshapes() throws { try checkModel("face_blendshapes") }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
     func testModelMakerClassifierWithoutMetadata() throws {
