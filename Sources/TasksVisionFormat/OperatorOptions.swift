@@ -65,7 +65,7 @@ public enum OperatorOptions: Sendable {
         case .reshape: return 17
         case .mul: return 21
         case .gather: return 23
-        case .mean, .reduceMax, .reduceMin: return 27
+        case .mean, .sum, .reduceMax, .reduceMin: return 27
         case .sub: return 28
         case .div: return 29
         case .stridedSlice: return 32
@@ -128,7 +128,7 @@ public enum OperatorOptions: Sendable {
             return .resizeBilinear(alignCorners: try bool(2), halfPixelCenters: try bool(3))
         case .reshape:
             return .reshape(newShape: try t?.int32s(0, what: "\(what) new_shape").map { $0.map(Int.init) })
-        case .mean, .reduceMax, .reduceMin:
+        case .mean, .sum, .reduceMax, .reduceMin:
             return .reducer(keepDims: try bool(0))
         case .gather:
             return .gather(axis: try i32(0), batchDims: try i32(1))
