@@ -62,8 +62,9 @@ enum FaceLandmarksCommand {
                     .joined(separator: ", "))
             }
             if poses.indices.contains(i) {
-                parts.append(String(format: "yaw %.0f pitch %.0f roll %.0f", poses[i].yaw, poses[i].pitch,
-                                    poses[i].roll))
+                // Rounded first, + 0 turning -0 into 0.
+                let (y, p, r) = (poses[i].yaw.rounded() + 0, poses[i].pitch.rounded() + 0, poses[i].roll.rounded() + 0)
+                parts.append(String(format: "yaw %.0f pitch %.0f roll %.0f", y, p, r))
             }
             if let t = r.tongueOutScores, t.indices.contains(i) { parts.append(String(format: "tongue %.2f", t[i])) }
             return "[" + parts.joined(separator: "; ") + "]"

@@ -10,7 +10,10 @@ import XCTest
 /// on pose_dance_1 (whose dancer's face the short-range detector does not find, in MediaPipe too).
 ///
 /// Tolerances: the same number of faces; landmarks (x, y, z), blendshape scores and matrix entries
-/// within `landmarkTolerance`, `blendshapeTolerance`, `matrixTolerance`. Where every layer sums as
+/// within `landmarkTolerance`, `blendshapeTolerance`, `matrixTolerance` (relative). The blendshape and
+/// matrix differences (up to 3.6e-6 and 7e-5, relative 4e-6) are those the blendshapes stage and the geometry
+/// pipeline show on MediaPipe's own landmarks (FaceGeometryPipelineTests and the blendshapes stage's tests).
+/// Where every layer sums as
 /// XNNPACK does (`EngineArithmetic.matchesX86XNNPACK`) the landmarks must equal MediaPipe's printed six
 /// decimals (difference at most 1e-6, the rounding of the print plus one float step).
 final class FaceLandmarkerParityTests: XCTestCase {
@@ -26,8 +29,9 @@ final class FaceLandmarkerParityTests: XCTestCase {
 
     static let landmarkTolerance: Float = 0.002
     static let exactTolerance: Float = 1e-6
-    static let blendshapeTolerance: Float = 0.01
-    static let matrixTolerance: Float = 0.05
+    static let blendshapeTolerance: Float = 1e-5
+    /// Relative to the entry's size, at least 1 (the translation is in centimetres, up to about 100).
+    static let matrixTolerance: Float = 2e-4
 
     static func fixture(_ name: String) throws -> Fixture {
         try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(
@@ -87,7 +91,7 @@ final class FaceLandmarkerParityTests: XCTestCase {
                 XCTAssertLessThanOrEqual(e, blendshapeTolerance, "\(what) face \(ri): blendshape error")
             }
             if let rm = r.matrix, let m = f.matrix {
-                let e = zip(m, rm).map { abs($0 - $1) }.max() ?? 0
+                let e = zip(m, rm).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? 0
                 let rotation = [0, 1, 2, 4, 5, 6, 8, 9, 10].map { abs(m[$0] - rm[$0]) }.max() ?? 0
                 stats.matrix = max(stats.matrix, e)
                 stats.matrixRotation = max(stats.matrixRotation, rotation)
@@ -104,8 +108,8 @@ final class FaceLandmarkerParityTests: XCTestCase {
 
     func testImagesUprightAndTurned() throws {
         let fx = try Self.fixture("image_faces.json")
-        let landmarker = try Self.landmarker(numFaces: 3, blendshapes: FacePipeline.hasBlendshapes,
-                                             matrices: FacePipeline.hasGeometry)
+        let landmarker = try Self.landmarker(numFaces: 3, blendshapes: true,
+                                             matrices: true)
         var byRotation: [Int: Stats] = [:]
         for e in fx.results {
             guard let file = e.file else { continue }
@@ -147,8 +151,8 @@ final class FaceLandmarkerParityTests: XCTestCase {
         guard let source = fx.source, let w = fx.width, let h = fx.height else { return XCTFail("fixture fields") }
         let photo = try TestImages.load(Paths.images + "/" + source)
         let landmarker = try Self.landmarker(numFaces: fx.numFaces ?? 1, mode: .video,
-                                             blendshapes: FacePipeline.hasBlendshapes,
-                                             matrices: FacePipeline.hasGeometry)
+                                             blendshapes: true,
+                                             matrices: true)
         var stats = Stats()
         for (i, e) in fx.results.enumerated() {
             guard let m = e.affine, m.count == 6 else { return XCTFail("frame \(i): no affine map") }

@@ -210,4 +210,29 @@ final class FaceLandmarkerTests: XCTestCase {
         XCTAssertEqual(all.max(), 477)
         XCTAssertEqual(all.min(), 0)
     }
+
+    /// Head pose against the virtual camera's known roll (6 degrees a frame, video_synthetic_roll.json):
+    /// the face turns counter-clockwise in the frames, so its roll grows by the camera's, while yaw and
+    /// pitch stay put.
+    func testHeadPoseFollowsTheCamerasRoll() throws {
+        let fx = try FaceLandmarkerParityTests.fixture("video_synthetic_roll.json")
+        guard let source = fx.source, let w = fx.width, let h = fx.height else { return XCTFail("fixture fields") }
+        let photo = try image(source)
+        let o = try options()
+        o.outputFacialTransformationMatrixes = true
+        let landmarker = try FaceLandmarker(options: o)
+        var first: HeadPose?
+        // Up to a quarter turn: past it the upright-trained detector loses the face in image mode.
+        for (i, e) in fx.results.enumerated() where 6 * i <= 90 {
+            guard let m = e.affine else { return XCTFail("frame \(i)") }
+            let frame = try FaceLandmarkerParityTests.syntheticFrame(photo, affine: m, width: w, height: h)
+            guard let pose = try landmarker.detect(image: frame).headPoses.first else { return XCTFail("frame \(i)") }
+            guard let p0 = first else { first = pose; continue }
+            var droll = pose.roll - p0.roll
+            if droll > 180 { droll -= 360 } else if droll < -180 { droll += 360 }
+            XCTAssertEqual(droll, Float(6 * i), accuracy: 3, "frame \(i): roll")
+            XCTAssertEqual(pose.yaw, p0.yaw, accuracy: 5, "frame \(i): yaw")
+            XCTAssertEqual(pose.pitch, p0.pitch, accuracy: 5, "frame \(i): pitch")
+        }
+    }
 }

@@ -52,17 +52,7 @@ final class FacePipeline: RegionFramedPipeline {
         + "Get BLENDSHAPES is set: true, blendshapes model is set: false"
 
     /// The 52 blendshape names in score order.
-    static let blendshapeNames: [String] = [
-        "_neutral", "browDownLeft", "browDownRight", "browInnerUp", "browOuterUpLeft", "browOuterUpRight",
-        "cheekPuff", "cheekSquintLeft", "cheekSquintRight", "eyeBlinkLeft", "eyeBlinkRight", "eyeLookDownLeft",
-        "eyeLookDownRight", "eyeLookInLeft", "eyeLookInRight", "eyeLookOutLeft", "eyeLookOutRight", "eyeLookUpLeft",
-        "eyeLookUpRight", "eyeSquintLeft", "eyeSquintRight", "eyeWideLeft", "eyeWideRight", "jawForward", "jawLeft",
-        "jawOpen", "jawRight", "mouthClose", "mouthDimpleLeft", "mouthDimpleRight", "mouthFrownLeft",
-        "mouthFrownRight", "mouthFunnel", "mouthLeft", "mouthLowerDownLeft", "mouthLowerDownRight", "mouthPressLeft",
-        "mouthPressRight", "mouthPucker", "mouthRight", "mouthRollLower", "mouthRollUpper", "mouthShrugLower",
-        "mouthShrugUpper", "mouthSmileLeft", "mouthSmileRight", "mouthStretchLeft", "mouthStretchRight",
-        "mouthUpperUpLeft", "mouthUpperUpRight", "noseSneerLeft", "noseSneerRight"
-    ]
+    static var blendshapeNames: [String] { FaceBlendshapesStage.categoryNames }
 
     let detector: DetectorStage
     let landmarkModel: ModelResources
@@ -71,7 +61,7 @@ final class FacePipeline: RegionFramedPipeline {
     let outputs: (landmarks: Int, presence: Int, tongue: Int?)
     var settings: Settings
     let blendshapeScores: (([NormalizedLandmark], Int, Int) throws -> [Float])?
-    let transformationMatrix: (([NormalizedLandmark], Int, Int) -> [Float])?
+    let transformationMatrix: (([NormalizedLandmark], Int, Int) -> [Float]?)?
 
     var tracked: [TrackedRect] = []
     var trackIds = TrackIdCounter()
@@ -112,17 +102,15 @@ final class FacePipeline: RegionFramedPipeline {
             ? try Self.geometryStage(try source.data(Self.geometryName)) : nil
     }
 
-    /// Whether this build computes blendshapes and matrices (false until the engine ops land).
-    static let hasBlendshapes = false
-    static let hasGeometry = false
-
     static func blendshapesStage(_ model: TFLiteModel,
                                  threads: Int) throws -> ([NormalizedLandmark], Int, Int) throws -> [Float] {
-        throw VisionTaskError.invalidModel("face blendshapes are not available yet (\(model.name))")
+        let stage = try FaceBlendshapesStage(model: model, threads: threads)
+        return { try stage.scores(landmarks: $0, imageWidth: $1, imageHeight: $2) }
     }
 
-    static func geometryStage(_ bytes: [UInt8]) throws -> ([NormalizedLandmark], Int, Int) -> [Float] {
-        throw VisionTaskError.invalidModel("the face geometry pipeline is not available yet (\(bytes.count) bytes)")
+    static func geometryStage(_ bytes: [UInt8]) throws -> ([NormalizedLandmark], Int, Int) -> [Float]? {
+        let pipeline = try FaceGeometryPipeline(metadata: bytes)
+        return { pipeline.transformationMatrix(landmarks: $0, imageWidth: $1, imageHeight: $2) }
     }
 
     /// Face detection: expanded face rects (normalized, stored pixels), at most `numFaces`.
