@@ -3,14 +3,14 @@ import TasksVision
 
 /// `vision face-landmarks [--num-faces N] [--blendshapes] [--matrices] [options] PATH... | --video ... | --stdin`
 /// (MediaPipe FaceLandmarker).
-enum FaceLandmarksCommand {
+enum FaceLandmarksCommand: TaskCommand {
     static let defaultModel = "face_landmarker.task"
 
     static let table = OptionTable(
         command: "face-landmarks", summary: "Face mesh, blendshapes and head pose (MediaPipe FaceLandmarker).",
-        positional: TaskOptions.positional,
+        positional: TaskCommandOptions.positional,
         options: [
-            TaskOptions.model("face landmarker .task bundle", default: defaultModel),
+            TaskCommandOptions.model("face landmarker .task bundle", default: defaultModel),
             .number("--num-faces", "N", .atLeast(1), default: 1, "most faces to find"),
             .number("--min-face-detection-confidence", "X", .unitInterval, default: 0.5,
                     "minimum face detection score"),
@@ -22,17 +22,28 @@ enum FaceLandmarksCommand {
             .flag("--matrices", "give each face's 4x4 transformation matrix (and its head pose in the summary)"),
             .flag("--tongue-out", "give each face's tongue_out score (MediaPipe drops it)"),
             .flag("--smooth-all", "smooth every tracked face (video, live stream; MediaPipe smooths only one)"),
-        ] + TaskOptions.common)
+        ] + TaskCommandOptions.common)
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
-        let roi = try TaskOptions.region(o)
-        try TaskShell(o) { setup in
-            let options = FaceLandmarkerOptions()
-            options.baseOptions.modelAssetPath = try TaskOptions.modelPath(o, default: defaultModel,
-                                                                           kind: .faceLandmarkerBundle)
-            options.baseOptions.threads = setup.threads
-            options.runningMode = setup.mode
+    static let benchmarks = [
+        BenchmarkEntry(name: "face-landmarks", photo: "face_frontal_1.png", sequence: "pose_dance_1",
+                       reference: .init("FaceLandmarker", model: defaultModel)),
+        BenchmarkEntry(name: "face-landmarks-video", mode: .video, photo: "face_frontal_1.png",
+                       reference: .init("FaceLandmarker", model: defaultModel, video: true)),
+        BenchmarkEntry(name: "face-landmarks-full", arguments: ["--blendshapes", "--matrices"],
+                       photo: "face_frontal_1.png",
+                       reference: .init("FaceLandmarker", model: defaultModel, options: fullReference)),
+        BenchmarkEntry(name: "face-landmarks-full-video", arguments: ["--blendshapes", "--matrices"], mode: .video,
+                       photo: "face_frontal_1.png",
+                       reference: .init("FaceLandmarker", model: defaultModel, video: true, options: fullReference)),
+    ]
+    /// MediaPipe's options for blendshapes and matrices (1 is true).
+    static let fullReference = ["output_face_blendshapes": 1, "output_facial_transformation_matrixes": 1]
+
+    static func maker(_ o: ParsedOptions) throws -> TaskMaker {
+        let roi = try TaskCommandOptions.region(o)
+        return TaskMaker { setup in
+            let model = try TaskCommandOptions.modelPath(o, default: defaultModel, kind: .faceLandmarkerBundle)
+            let options = setup.options(FaceLandmarkerOptions(), model: model)
             options.numFaces = try o.int("--num-faces")
             options.minFaceDetectionConfidence = try o.float("--min-face-detection-confidence")
             options.minFacePresenceConfidence = try o.float("--min-face-presence-confidence")
@@ -41,12 +52,9 @@ enum FaceLandmarksCommand {
             options.outputFacialTransformationMatrixes = o.flag("--matrices")
             options.outputTongueOut = o.flag("--tongue-out")
             options.smoothAllFaces = o.flag("--smooth-all")
-            if setup.mode == .liveStream {
-                options.resultCallback = { result, t in setup.deliver(result.map(report), timestamp: t) }
-            }
-            let landmarker = try FaceLandmarker(options: options)
-            return TaskCalls.detection(landmarker, setup.mode, roi: roi, report)
-        }.run()
+            options.resultCallback = setup.callback(report)
+            return LibraryFrameTask(try FaceLandmarker(options: options), roi: roi, report: report)
+        }
     }
 
     /// Per face: its track, its three strongest blendshapes (not `_neutral`), its head pose.
