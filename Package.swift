@@ -61,9 +61,11 @@ let package = Package(
         // the set chosen for the CPU.
         // Which processor a thread runs on (the worker pool moves a helper off its caller's).
         .target(name: "CProcessorInfo"),
+        // The x86 reciprocal-square-root estimates XNNPACK's SQRT and RSQRT start from (run, not emulated).
+        .target(name: "CVectorEstimates"),
         .target(name: "TasksVisionEngine", dependencies: [
             "TasksVisionFormat", .target(name: "COpenBLAS", condition: .when(platforms: openBLASPlatforms)),
-            "CProcessorInfo", "TasksVisionKernels",
+            "CProcessorInfo", "CVectorEstimates", "TasksVisionKernels",
             "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
             "TasksVisionKernelsPortable",
         ], linkerSettings: [.linkedFramework("Accelerate", .when(platforms: applePlatforms))]),

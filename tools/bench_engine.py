@@ -22,11 +22,18 @@ MODELS = [
     "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
     "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+    "face_landmarker.task:face_landmarks_detector.tflite", "face_landmarker.task:face_blendshapes.tflite",
 ]
 
 
 def tflite_median(path, threads, runs, warmup=10):
-    it = Interpreter(model_path=path, num_threads=threads)
+    if ":" in os.path.basename(path):
+        # A bundle's member (`vision-bench --model` reads `bundle.task:member.tflite`); TFLite gets its bytes.
+        import zipfile
+        bundle, member = path.rsplit(":", 1)
+        it = Interpreter(model_content=zipfile.ZipFile(bundle).read(member), num_threads=threads)
+    else:
+        it = Interpreter(model_path=path, num_threads=threads)
     it.allocate_tensors()
     rng = np.random.default_rng(0)
     for d in it.get_input_details():

@@ -32,6 +32,8 @@ MODELS = {
     "face_detection_full_range.tflite": (-1, 1), "pose_detection.tflite": (-1, 1),
     "pose_landmark_full.tflite": (0, 1), "pose_landmark_lite.tflite": (0, 1),
     "gesture_embedder.tflite": None, "canned_gesture_classifier.tflite": None,
+    "face_landmarker.task:face_landmarks_detector.tflite": (0, 1),
+    "face_landmarker.task:face_blendshapes.tflite": None,
 }
 
 
@@ -72,6 +74,19 @@ def photo_input(shape, lo, hi, rng):
     pixels = np.asarray(img, dtype=np.float32)
     scaled = pixels / np.float32(255.0) if lo == 0 else pixels / np.float32(127.5) - np.float32(1.0)
     return scaled.reshape(shape).astype(np.float32)
+
+
+def tflite_path(path, directory):
+    """A file TFLite can open: `bundle.task:member.tflite` (as `vision` reads it) is unpacked into `directory`."""
+    if ":" not in os.path.basename(path):
+        return path
+    import zipfile
+    bundle, member = path.rsplit(":", 1)
+    target = os.path.join(directory, member)
+    if not os.path.exists(target):
+        with open(target, "wb") as f:
+            f.write(zipfile.ZipFile(bundle).read(member))
+    return target
 
 
 def inputs_for(name, details, rng):
@@ -122,7 +137,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models:
             path = os.path.join(ROOT, "Models", name)
-            it = Interpreter(model_path=path, num_threads=1)
+            it = Interpreter(model_path=tflite_path(path, tmp), num_threads=1)
             it.allocate_tensors()
             details = it.get_input_details()
             for case, values in inputs_for(name, details, rng).items():
@@ -132,7 +147,7 @@ def main():
                     flags += ["--input", os.path.join(tmp, f"in{i}.npy")]
                     np.save(flags[-1], v)
                 if args.emulate:
-                    refs = emulated_outputs(args.emulate, path, flags[1::2], os.path.join(tmp, "tflite"),
+                    refs = emulated_outputs(args.emulate, tflite_path(path, tmp), flags[1::2], os.path.join(tmp, "tflite"),
                                             len(it.get_output_details()))
                 else:
                     it.invoke()

@@ -27,12 +27,14 @@ SHARED_MODELS = [
     "gesture_embedder.tflite", "hand_detector.tflite", "pose_detector.tflite", "pose_landmark_lite.tflite",
     "pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite",
     "hand_gesture_recognizer_with_custom_classifier.task",
+    "face_landmarker.task", "face_landmarker_v2_with_blendshapes.task",
 ]
 # Official download locations, used only when neither the wheel nor shared/ has a file.
 OFFICIAL = "https://storage.googleapis.com/mediapipe-models/"
 OFFICIAL_URLS = {
     "blaze_face_short_range.tflite": OFFICIAL
         + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
+    "face_landmarker.task": OFFICIAL + "face_landmarker/face_landmarker/float16/1/face_landmarker.task",
 }
 # name -> list of (member name, source file in Models/ or nested bundle)
 BUNDLES = [

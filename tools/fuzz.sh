@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds each, every target
 #
-# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile.
+# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata.
 # Seeds come from Models/ (run tools/setup.sh first) and Tests/Fixtures/imageio; the corpus
 # grows in .build-fuzz/corpus/<target>. A crash, hang (10 s) or allocation beyond 2 GB stops
 # the run and leaves the input in .build-fuzz/findings/<target>; commit it (when small) under
@@ -13,17 +13,19 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile)
+[ ${#targets[@]} -eq 0 ] &&
+  targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata)
 out="$here/.build-fuzz"
 cd "$here"
 
 # Each target instruments the modules it tests (coverage and ASan), compiled against the release build's modules
 # (swift build -c release -Xswiftc -enable-testing --product vision), and links the rest of the package from that
 # build: the kernel targets need their own -target-cpu flags, which the release build already applied.
-flags=(-O -sanitize=fuzzer,address -parse-as-library -I Sources/COpenBLAS
+# -enable-testing: a target may reach internal readers (@testable import), as FuzzGeometryMetadata does.
+flags=(-O -sanitize=fuzzer,address -parse-as-library -enable-testing -I Sources/COpenBLAS
        -Xcc -I/usr/include/x86_64-linux-gnu/openblas-pthread)
 libraries=(TasksVisionFormat TasksVisionKernels TasksVisionKernelsAVX2 TasksVisionKernelsAVX512 TasksVisionKernelsNEON
-           TasksVisionKernelsPortable TasksVisionVectorFMA CProcessorInfo TasksVisionEngine TasksVision
+           TasksVisionKernelsPortable TasksVisionVectorFMA CProcessorInfo CVectorEstimates TasksVisionEngine TasksVision
            TasksVisionImageIO TasksVisionPoseClassification)
 instrumented_modules() {
   case "$1" in
@@ -31,6 +33,7 @@ instrumented_modules() {
     FuzzModelMetadata | FuzzTaskBundle) echo TasksVisionFormat ;;
     FuzzImageFile) echo TasksVisionImageIO ;;
     FuzzPoseSampleFile) echo TasksVisionPoseClassification ;;
+    FuzzGeometryMetadata) echo TasksVision ;;
   esac
 }
 build_target() {
@@ -40,7 +43,8 @@ build_target() {
   [ -f .build/release/Modules/TasksVisionPoseClassification.swiftmodule ] ||
     swift build -c release -Xswiftc -enable-testing --product vision
   local c=(-I "$dir" -I .build/release/Modules
-           -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap)
+           -Xcc -fmodule-map-file=.build/release/CProcessorInfo.build/module.modulemap
+           -Xcc -fmodule-map-file=.build/release/CVectorEstimates.build/module.modulemap)
   mkdir -p "$dir"
   local objects=()
   for m in "${modules[@]}"; do
@@ -125,6 +129,18 @@ PY
         head -n 1 "$csv" | sed 's/,[^,]*$/,1e5f/' > "$dir/suffix.csv"
       fi
       printf 'a,b,0x1.8p1,NaN,-Infinity\n' > "$dir/specials.csv"
+      ;;
+    FuzzGeometryMetadata)
+      # The bundle's metadata, its first kilobytes and a tail (the Procrustes weights).
+      python3 - "$dir" <<'PY'
+import sys, zipfile, os
+dst = sys.argv[1]
+if os.path.exists("Models/face_landmarker.task"):
+    data = zipfile.ZipFile("Models/face_landmarker.task").read("geometry_pipeline_metadata_landmarks.binarypb")
+    open(f"{dst}/metadata.binarypb", "wb").write(data)
+    open(f"{dst}/head.binarypb", "wb").write(data[:2048])
+    open(f"{dst}/tail.binarypb", "wb").write(data[-2400:])
+PY
       ;;
   esac
 }

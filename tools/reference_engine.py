@@ -73,6 +73,9 @@ SPECS = [
      ["hand_gesture_recognizer_with_custom_classifier.task:custom_gesture_classifier.tflite"], "vector", None, None),
     ("custom_gesture_classifier_modelmaker_testdata", ["custom_gesture_classifier_modelmaker_testdata.tflite"],
      "vector", None, None),
+    ("face_landmarks_detector", ["face_landmarker.task:face_landmarks_detector.tflite"], "image", (0.0, 255.0), FACES),
+    # Blendshapes: random landmarks in [-1, 1] (the model centres and scales them itself).
+    ("face_blendshapes", ["face_landmarker.task:face_blendshapes.tflite"], "vector", None, None),
 ]
 
 
@@ -161,6 +164,12 @@ def main():
             entries.append({"name": name, "inputs": specs, "outputs": names})
         manifest.append({"key": key, "files": files, "cases": entries})
         print(f"{key}: {len(entries)} cases")
+    if args.models and os.path.exists(os.path.join(out, "manifest.json")):
+        # Regenerating some models keeps the others' entries, in the order of SPECS.
+        with open(os.path.join(out, "manifest.json")) as f:
+            kept = {m["key"]: m for m in json.load(f)["models"]}
+        kept.update({m["key"]: m for m in manifest})
+        manifest = [kept[key] for key, *_ in SPECS if key in kept]
     interpreter = "ai-edge-litert (XNNPACK, 1 thread)" + (f", under qemu -cpu {args.emulated}" if args.emulated else "")
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"generator": "tools/reference_engine.py", "interpreter": interpreter, "models": manifest}, f,

@@ -50,6 +50,9 @@ struct Microkernels {
     let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
+    /// Whose SQRT and RSQRT (an estimate instruction and one Newton-Raphson step) every set reproduces on an x86 CPU:
+    /// the estimate is the processor's own, whatever the set (nil: the correctly rounded formulas).
+    let squareRoots: XNNPACKElementwise.Variant?
     /// On the arm64 set, the GEMM of the 1x1 convolutions and fully connected layers that XNNPACK's arm64 build gives
     /// its two-column kernel, which sums in four lane chains (see its file); nil elsewhere (`plainGEMM`).
     let laneChainGEMM: GEMM?
@@ -75,6 +78,7 @@ struct Microkernels {
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
         elementwise = set == .neon ? .neon : set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
+        squareRoots = set == .neon ? nil : XNNPACKElementwise.Variant(for: features)
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1,
                          run: TasksVisionKernelsAVX2.f32GEMMNarrow)]

@@ -76,6 +76,10 @@ enum OpRegistry {
         .reluN1To1: { try buildUnary($0, $1, $2, .reluN1To1) },
         .logistic: { try buildUnary($0, $1, $2, .logistic) },
         .tanh: { try buildUnary($0, $1, $2, .tanh) },
+        .neg: { try buildUnary($0, $1, $2, .neg) },
+        .sqrt: { try buildUnary($0, $1, $2, .sqrt) },
+        .rsqrt: { try buildUnary($0, $1, $2, .rsqrt) },
+        .transpose: buildTranspose,
         .maxPool2D: buildMaxPool2D,
         .pad: buildPad,
         .padV2: buildPad,
@@ -86,6 +90,7 @@ enum OpRegistry {
         .resizeBilinear: buildResizeBilinear,
         .depthToSpace: buildDepthToSpace,
         .mean: { try buildReduce($0, $1, $2, .mean) },
+        .sum: { try buildReduce($0, $1, $2, .sum) },
         .reduceMax: { try buildReduce($0, $1, $2, .max) },
         .reduceMin: { try buildReduce($0, $1, $2, .min) },
         .gather: buildGather,
@@ -410,6 +415,19 @@ enum OpRegistry {
         }
         return ReduceLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), inShape: input,
                            axes: axes, output: try binder.output(node))
+    }
+
+    static func buildTranspose(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        let input = shape(graph, node.inputs[0])
+        let permutation = try constantInts(graph, node, input: 1, what: "permutation")
+        guard permutation.count == input.count, Set(permutation) == Set(0..<input.count), input.count <= 6 else {
+            throw fail(graph, node, "permutation \(permutation) of a rank-\(input.count) input")
+        }
+        let out = permutation.map { input[$0] }
+        guard out == shape(graph, node.outputs[0]) || out.reduce(1, *) == graph.tensors[node.outputs[0]].elementCount
+        else { throw fail(graph, node, "permutation \(permutation) of \(input) does not give the output's shape") }
+        return TransposeLayer(input: try binder.input(node, 0), inShape: input, permutation: permutation,
+                              output: try binder.output(node))
     }
 
     static func buildGather(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

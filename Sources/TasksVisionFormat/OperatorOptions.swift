@@ -66,7 +66,7 @@ public enum OperatorOptions: Sendable {
         case .reshape: return (17, .reshape(newShape: nil))
         case .mul: return (21, .activation(.none))
         case .gather: return (23, .gather(axis: 0, batchDims: 0))
-        case .mean, .reduceMax, .reduceMin: return (27, .reducer(keepDims: false))
+        case .mean, .sum, .reduceMax, .reduceMin: return (27, .reducer(keepDims: false))
         case .sub: return (28, .activation(.none))
         case .div: return (29, .activation(.none))
         case .stridedSlice: return (32, .stridedSlice(StridedSlice()))

@@ -24,6 +24,7 @@ enum Commands {
     /// One a line, so that commands added at different places merge without conflict.
     static let builtIn: [any VisionCommand.Type] = [
         FacesCommand.self,
+        FaceLandmarksCommand.self,
         PalmsCommand.self,
         HandsCommand.self,
         GesturesCommand.self,

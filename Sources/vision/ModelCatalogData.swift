@@ -71,6 +71,13 @@ extension ModelCatalog {
         Model(name: "hand_gesture_recognizer_with_custom_classifier.task",
               sha256: "0436521808fd015d23341a4c6d249f4766e8bf4d2f73e1c9fe683c8462b3562e",
               source: .shared(officialURL: nil)),
+        Model(name: "face_landmarker.task",
+              sha256: "64184e229b263107bc2b804c6625db1341ff2bb731874b0bcc2fe6544e0bc9ff",
+              source: .shared(officialURL: official
+                  + "face_landmarker/face_landmarker/float16/1/face_landmarker.task")),
+        Model(name: "face_landmarker_v2_with_blendshapes.task",
+              sha256: "41502960a7323080e5bbf46804f4fe6d0d83aa0aa82ba3209831286e94300083",
+              source: .shared(officialURL: nil)),
         Model(name: "hand_landmarker.task",
               sha256: "78a9cae6ce8978631cd2b7976bdd5383ddeb5f9cd9803be5ebeb058b48422527",
               source: .bundle(members: [

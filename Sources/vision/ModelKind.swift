@@ -8,6 +8,7 @@ enum ModelKind: Equatable {
     case faceDetector, palmDetector, handLandmarksDetector, poseDetector, poseLandmarksDetector
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
+    case faceLandmarkerBundle
 
     /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
     enum Signature {
@@ -58,6 +59,8 @@ enum ModelKind: Equatable {
             signature: .bundle(["hand_landmarker.task", "hand_gesture_recognizer.task"])),
         Row(kind: .poseLandmarkerBundle, description: "a pose landmarker bundle",
             signature: .bundle(["pose_detector.tflite", "pose_landmarks_detector.tflite"])),
+        Row(kind: .faceLandmarkerBundle, description: "a face landmarker bundle",
+            signature: .bundle(["face_detector.tflite", "face_landmarks_detector.tflite"])),
     ]
 
     private var row: Row? { Self.rows.first { $0.kind == self } }

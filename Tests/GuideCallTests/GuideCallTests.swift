@@ -3,8 +3,8 @@ import TasksVision
 import TasksVisionImageIO
 import XCTest
 
-// The calls the MediaPipe Tasks iOS guides (face detector, hand landmarker, gesture recognizer,
-// pose landmarker) and ML Kit's iOS pose detection guide show, transcribed with the public
+// The calls the MediaPipe Tasks iOS guides (face detector, face landmarker, hand landmarker, gesture
+// recognizer, pose landmarker) and ML Kit's iOS pose detection guide show, transcribed with the public
 // import only (no @testable), so the API's shape cannot drift from theirs. What differs from the
 // guides is only what Linux lacks: `UIImage` becomes `MPImage(contentsOfFile:)`, and
 // `Bundle.main.path(forResource:ofType:)` becomes `models.path(forResource:ofType:)`, which also
@@ -30,6 +30,21 @@ class FaceDetectorResultProcessor: NSObject, FaceDetectorLiveStreamDelegate {
         error: Error?) {
         // Process the face detection result or errors here.
         faces = result?.detections.count ?? -1
+        done.fulfill()
+    }
+}
+
+class FaceLandmarkerResultProcessor: NSObject, FaceLandmarkerLiveStreamDelegate {
+    let done = XCTestExpectation(description: "face landmarker result")
+    var faces = -1
+
+    func faceLandmarker(
+        _ faceLandmarker: FaceLandmarker,
+        didFinishDetection result: FaceLandmarkerResult?,
+        timestampInMilliseconds: Int,
+        error: Error?) {
+        // Process the face landmarker result or errors here.
+        faces = result?.faceLandmarks.count ?? -1
         done.fulfill()
     }
 }
@@ -97,6 +112,39 @@ final class GuideCallTests: XCTestCase {
         let box: CGRect = result.detections[0].boundingBox
         let nose: CGPoint? = result.detections[0].keypoints?[2].location
         XCTAssertTrue(box.width > 100 && (nose?.x ?? -1) > 0)
+    }
+
+    func testFaceLandmarkerGuide() throws {
+        let modelPath = models.path(forResource: "face_landmarker",
+                                    ofType: "task")
+        let (minFaceDetectionConfidence, minFacePresenceConfidence, minTrackingConfidence): (Float, Float, Float)
+            = (0.5, 0.5, 0.5)
+        let numFaces = 1
+
+        let options = FaceLandmarkerOptions()
+        options.baseOptions.modelAssetPath = modelPath
+        options.runningMode = .liveStream
+        options.minFaceDetectionConfidence = minFaceDetectionConfidence
+        options.minFacePresenceConfidence = minFacePresenceConfidence
+        options.minTrackingConfidence = minTrackingConfidence
+        options.numFaces = numFaces
+
+        // Assign an object of the class to the `faceLandmarkerLiveStreamDelegate` property.
+        let processor = FaceLandmarkerResultProcessor()
+        options.faceLandmarkerLiveStreamDelegate = processor
+
+        let faceLandmarker = try FaceLandmarker(options: options)
+        let image = try photo("face_frontal_1.png")
+        try faceLandmarker.detectAsync(image: image, timestampInMilliseconds: 1)
+        wait(for: [processor.done], timeout: 30)
+        XCTAssertEqual(processor.faces, 1)
+
+        options.runningMode = .image
+        options.faceLandmarkerLiveStreamDelegate = nil
+        let result = try FaceLandmarker(options: options).detect(image: image)
+        XCTAssertEqual(result.faceLandmarks.first?.count, 478)
+        let connections: [Connection] = FaceLandmarker.faceOvalConnections
+        XCTAssertEqual(connections.count, 36)
     }
 
     func testHandLandmarkerGuide() throws {

@@ -563,6 +563,109 @@ final class KernelTests: KernelTestCase {
                        "depth to space on three threads")
     }
 
+    /// XNNPACK's `xnn_f32_rsum_ukernel__avx512f_u32_acc2` lane by lane: two 16-lane accumulators over alternate
+    /// vectors, one more whole vector into the first, the two added, the tail's lanes into the first, then
+    /// `xnn_reduce_add_f32` (halves added: 16 to 8, 8 to 4, lanes 2 and 3 onto 0 and 1, lane 1 onto 0).
+    static func xnnpackRowSum(_ x: [Float]) -> Float {
+        var acc0 = [Float](repeating: 0, count: 16), acc1 = acc0
+        var i = 0
+        while x.count - i >= 32 {
+            for l in 0..<16 { acc0[l] = acc0[l] + x[i + l]; acc1[l] = acc1[l] + x[i + 16 + l] }
+            i += 32
+        }
+        if x.count - i >= 16 { for l in 0..<16 { acc0[l] = acc0[l] + x[i + l] }; i += 16 }
+        for l in 0..<16 { acc0[l] = acc0[l] + acc1[l] }
+        for l in 0..<16 where i + l < x.count { acc0[l] = acc0[l] + x[i + l] }
+        var a8 = [Float](repeating: 0, count: 8), a4 = [Float](repeating: 0, count: 4)
+        for l in 0..<8 { a8[l] = acc0[l] + acc0[l + 8] }
+        for l in 0..<4 { a4[l] = a8[l] + a8[l + 4] }
+        let a0 = a4[0] + a4[2], a1 = a4[1] + a4[3]
+        return a0 + a1
+    }
+
+    /// SUM and MEAN over the last axis for every run length to 100 (the kernel's loop, its one extra vector, its
+    /// tail): the lane-by-lane model's bits; over an inner axis (XNNPACK's f32-rdsum): the rows in order.
+    func testReduceSumOrders() {
+        for count in 1...100 {
+            let x = random(2 * count, -4, 4), xB = Buffer(x), oB = Buffer(zeros: 2)
+            for function in [ReduceLayer.Function.sum, .mean] {
+                ReduceLayer(kind: "SUM", function: function, input: xB.pointer, inShape: [2, count], axes: [1],
+                            output: oB.pointer).run(context)
+                for r in 0..<2 {
+                    let sum = Self.xnnpackRowSum(Array(x[(r * count)..<((r + 1) * count)]))
+                    let expected = function == .sum ? sum : sum * (1 / Float(count))
+                    XCTAssertEqual(oB.values[r].bitPattern, expected.bitPattern, "\(function) of \(count), row \(r)")
+                }
+            }
+        }
+        // [1, 146, 1] over axis 1 (the blendshapes model's second MEAN): an inner axis, rows in order.
+        let x = random(146, 0, 3), xB = Buffer(x), oB = Buffer(zeros: 1)
+        ReduceLayer(kind: "MEAN", function: .mean, input: xB.pointer, inShape: [1, 146, 1], axes: [1],
+                    output: oB.pointer).run(context)
+        var inOrder: Float = 0
+        for v in x { inOrder += v }
+        XCTAssertEqual(oB.values[0].bitPattern, (inOrder * (1 / Float(146))).bitPattern)
+    }
+
+    /// TRANSPOSE against index arithmetic, for every permutation of a rank-4 shape and the model's rank-4 swaps.
+    func testTranspose() {
+        let shape = [2, 3, 4, 5], x = random(120), xB = Buffer(x), oB = Buffer(zeros: 120)
+        func permutations(_ a: [Int]) -> [[Int]] {
+            a.count <= 1 ? [a] : a.indices.flatMap { i in
+                permutations(Array(a[..<i] + a[(i + 1)...])).map { [a[i]] + $0 } }
+        }
+        for p in permutations([0, 1, 2, 3]) {
+            TransposeLayer(input: xB.pointer, inShape: shape, permutation: p, output: oB.pointer).run(context)
+            let out = p.map { shape[$0] }
+            var expected = [Float](repeating: 0, count: 120)
+            for o in 0..<120 {
+                var rest = o, index = [Int](repeating: 0, count: 4)
+                for d in stride(from: 3, through: 0, by: -1) { index[d] = rest % out[d]; rest /= out[d] }
+                var source = [Int](repeating: 0, count: 4)
+                for d in 0..<4 { source[p[d]] = index[d] }
+                expected[o] = x[((source[0] * 3 + source[1]) * 4 + source[2]) * 5 + source[3]]
+            }
+            XCTAssertEqual(oB.values, expected, "permutation \(p)")
+        }
+    }
+
+    /// NEG exactly; SQRT and RSQRT as XNNPACK's kernel for this CPU (the CPU's estimate and one Newton-Raphson step)
+    /// within 1 ulp of the correctly rounded results, with XNNPACK's specials (SQRT(0) = 0, RSQRT(+inf) = 0,
+    /// RSQRT(0) = NaN).
+    func testNegSqrtRsqrt() {
+        var x = random(100, 0, 1000)
+        x += [0, 1, 4, 0.25, .infinity, 1e-30, 3e38]
+        let xB = Buffer(x), oB = Buffer(zeros: x.count)
+        let kernels = Microkernels(EngineArithmetic.defaultKernelSet)
+        for f in [UnaryElementwiseLayer.Function.neg, .sqrt, .rsqrt] {
+            UnaryElementwiseLayer(kind: "UNARY", function: f, input: xB.pointer, output: oB.pointer, count: x.count,
+                                  kernels: kernels).run(context)
+            for (i, v) in x.enumerated() {
+                let got = oB.values[i]
+                switch f {
+                case .neg: XCTAssertEqual(got.bitPattern, (-v).bitPattern)
+                case .sqrt where v == .infinity: continue  // XNNPACK: inf * 0 from its estimate (NaN)
+                case .sqrt: XCTAssertLessThanOrEqual(ModelParityTests.ulps(got, v.squareRoot()), 1, "sqrt(\(v))")
+                case .rsqrt where v == .infinity: XCTAssertEqual(got, 0)
+                case .rsqrt where v == 0:
+                    // The estimate of 0 is +inf, and the Newton-Raphson step's 0 * inf makes XNNPACK's result NaN;
+                    // the formula (no x86 variant) gives +inf.
+                    XCTAssertTrue(kernels.squareRoots == nil ? got == .infinity : got.isNaN, "rsqrt(0) = \(got)")
+                default: XCTAssertLessThanOrEqual(ModelParityTests.ulps(got, 1 / v.squareRoot()), 1, "rsqrt(\(v))")
+                }
+            }
+        }
+        #if arch(x86_64)
+        // On x86 the kernel sets share the CPU's estimate: the same bits whatever the set.
+        let portable = Buffer(zeros: x.count), fma = Buffer(zeros: x.count)
+        UnaryElementwiseLayer(kind: "RSQRT", function: .rsqrt, input: xB.pointer, output: portable.pointer,
+                              count: x.count, kernels: Microkernels(.portable)).run(context)
+        UnaryElementwiseLayer(kind: "RSQRT", function: .rsqrt, input: xB.pointer, output: fma.pointer,
+                              count: x.count, kernels: kernels).run(context)
+        XCTAssertEqual(portable.values.map(\.bitPattern), fma.values.map(\.bitPattern))
+        #endif
+    }
+
     func testReduceSoftmaxGatherSliceUnpack() {
         let x = random(2 * 3 * 4)
         let xB = Buffer(x), oB = Buffer(zeros: 8)
@@ -592,6 +695,7 @@ final class KernelTests: KernelTestCase {
                 let expected: Float
                 switch function {
                 case .mean: expected = terms.reduce(0, +) * (1 / Float(15))  // times the reciprocal, as XNNPACK
+                case .sum: expected = terms.reduce(0, +)
                 case .max: expected = terms.max()!
                 case .min: expected = terms.min()!
                 }
@@ -599,16 +703,18 @@ final class KernelTests: KernelTestCase {
             } }
         }
 
-        // The last axis (one run per output, summed in a register): the same bits as in order.
+        // The last axis (one contiguous run per output): MEAN and SUM in XNNPACK's f32-rsum order, MAX and MIN
+        // (order-free) as in order.
         let runs = random(3 * 21), runsB = Buffer(runs), rB = Buffer(zeros: 3)
-        for function in [ReduceLayer.Function.mean, .max, .min] {
+        for function in [ReduceLayer.Function.mean, .sum, .max, .min] {
             ReduceLayer(kind: "REDUCE", function: function, input: runsB.pointer, inShape: [3, 21], axes: [1],
                         output: rB.pointer).run(context)
             for n in 0..<3 {
                 let terms = Array(runs[(n * 21)..<(n * 21 + 21)])
                 let expected: Float
                 switch function {
-                case .mean: expected = terms.reduce(0, +) * (1 / Float(21))
+                case .mean: expected = Self.xnnpackRowSum(terms) * (1 / Float(21))
+                case .sum: expected = Self.xnnpackRowSum(terms)
                 case .max: expected = terms.max()!
                 case .min: expected = terms.min()!
                 }

@@ -34,6 +34,18 @@ struct ModelSource {
         }
     }
 
+    /// The bytes of a member (a data file such as the face geometry metadata).
+    func data(_ member: String) throws -> [UInt8] {
+        switch storage {
+        case .bundle(let b): return try b.member(member)
+        case .folder(let d):
+            guard let data = FileManager.default.contents(atPath: d + "/" + member) else {
+                throw VisionTaskError.invalidModel("cannot read \(d)/\(member)")
+            }
+            return [UInt8](data)
+        }
+    }
+
     /// Throws, naming the first member of `layout` this source lacks and what the bundle holds
     /// (`holds`, or the layout's own account).
     func require(_ layout: TaskBundleLayout, holds: String? = nil) throws {

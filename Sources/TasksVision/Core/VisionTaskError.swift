@@ -133,6 +133,8 @@ enum MediaPipeErrorText {
             }
             if s == missingModelPath { return externalFileUnset }
             return nil
+        // A model mistake MediaPipe words itself (e.g. blendshapes asked of a bundle without them).
+        case .invalidModel(let s) where s.hasPrefix("INVALID_ARGUMENT: "): return s
         default: return nil
         }
     }

@@ -1,7 +1,9 @@
-/// MEAN, REDUCE_MAX, REDUCE_MIN over any set of axes. The output layout is the
-/// same with or without `keep_dims`, so only the reduced axes matter here.
+/// MEAN, SUM, REDUCE_MAX, REDUCE_MIN over any set of axes. The output layout is the
+/// same with or without `keep_dims`, so only the reduced axes matter here. Sums follow XNNPACK's reduce operator:
+/// a run of axes that ends with the last one is contiguous (`f32-rsum`, `rowSum`); any other run sums its rows in
+/// order (`f32-rdsum`); a MEAN then multiplies by the reciprocal of the count.
 final class ReduceLayer: Layer {
-    enum Function { case mean, max, min }
+    enum Function { case mean, sum, max, min }
     let kind: String
     let function: Function
     let input: UnsafePointer<Float>
@@ -13,6 +15,8 @@ final class ReduceLayer: Layer {
     /// single axis): the input seen as [outer, span, inner], reduced over `span`, which has
     /// its own vectorized path.
     let block: (outer: Int, span: Int, inner: Int)?
+    /// Whether the reduced axes end with the last one: each output is the sum of one contiguous run.
+    let contiguous: Bool
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>,
          output: UnsafeMutablePointer<Float>) {
@@ -30,12 +34,18 @@ final class ReduceLayer: Layer {
         } else {
             block = nil
         }
+        contiguous = block != nil && reduced.last == true
     }
 
     func run(_ context: RunContext) {
         let initial: Float = function == .max ? -.infinity : (function == .min ? .infinity : 0)
         output.initialize(repeating: initial, count: outCount)
         let count = inShape.reduce(1, *)
+        if let b = block, contiguous, function == .mean || function == .sum {
+            let scale = function == .mean ? 1 / Float(max(b.span, 1)) : 1
+            for n in 0..<b.outer { output[n] += Self.rowSum(input + n * b.span, count: b.span) * scale }
+            return
+        }
         if let b = block {
             reduceBlock(outer: b.outer, span: b.span, inner: b.inner)
         } else {
@@ -49,6 +59,30 @@ final class ReduceLayer: Layer {
         }
     }
 
+    /// One contiguous run's sum in the order of XNNPACK's x86 `f32-rsum` kernels (`xnn_f32_rsum_ukernel__avx512f_u32_acc2`;
+    /// its AVX kernel's four 8-lane accumulators give the same sums): two 16-lane accumulators taking alternate
+    /// vectors, a last whole vector into the first, the two added, the tail into the first, then the lanes halved
+    /// (16 to 8 to 4 to 2 to 1, each half added to the lower one).
+    static func rowSum(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var acc0 = SIMD16<Float>(), acc1 = SIMD16<Float>()
+        var i = 0
+        while count - i >= 32 {
+            acc0 += load16(x + i)
+            acc1 += load16(x + i + 16)
+            i += 32
+        }
+        if count - i >= 16 { acc0 += load16(x + i); i += 16 }
+        acc0 += acc1
+        for l in 0..<(count - i) { acc0[l] += x[i + l] }
+        let a8 = acc0.lowHalf + acc0.highHalf, a4 = a8.lowHalf + a8.highHalf, a2 = a4.lowHalf + a4.highHalf
+        return a2[0] + a2[1]
+    }
+
+    @inline(__always)
+    static func load16(_ p: UnsafePointer<Float>) -> SIMD16<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self)
+    }
+
     /// [outer, span, inner] over `span` (for NHWC global pooling: whole channel vectors per
     /// pixel, in pixel order), so every output sums the same terms in the same order as the
     /// general walk.
@@ -60,7 +94,7 @@ final class ReduceLayer: Layer {
                 // One run to one value (the gesture embedder's landmark extents): in a register, the same order.
                 var acc = out[0]
                 switch function {
-                case .mean: for i in 0..<span { acc += p[i] }
+                case .mean, .sum: for i in 0..<span { acc += p[i] }
                 case .max: for i in 0..<span where p[i] > acc { acc = p[i] }
                 case .min: for i in 0..<span where p[i] < acc { acc = p[i] }
                 }
@@ -72,7 +106,7 @@ final class ReduceLayer: Layer {
                 while ch &+ 8 <= c {
                     let v = load8(p + ch), o = load8(out + ch)
                     switch function {
-                    case .mean: store8(o + v, out + ch)
+                    case .mean, .sum: store8(o + v, out + ch)
                     case .max: store8(maxLanes(v, o), out + ch)
                     case .min: store8(minLanes(v, o), out + ch)
                     }
@@ -81,7 +115,7 @@ final class ReduceLayer: Layer {
                 while ch < c {
                     let v = p[ch]
                     switch function {
-                    case .mean: out[ch] += v
+                    case .mean, .sum: out[ch] += v
                     case .max: if v > out[ch] { out[ch] = v }
                     case .min: if v < out[ch] { out[ch] = v }
                     }
@@ -106,7 +140,7 @@ final class ReduceLayer: Layer {
             for i in 0..<count {
                 let v = input[i]
                 switch function {
-                case .mean: output[o] += v
+                case .mean, .sum: output[o] += v
                 case .max: if v > output[o] { output[o] = v }
                 case .min: if v < output[o] { output[o] = v }
                 }

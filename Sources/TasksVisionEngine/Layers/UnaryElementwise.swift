@@ -1,8 +1,8 @@
 import TasksVisionFormat
 
-/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH.
+/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, NEG, SQRT, RSQRT.
 final class UnaryElementwiseLayer: Layer {
-    enum Function { case relu, relu6, reluN1To1, logistic, tanh }
+    enum Function { case relu, relu6, reluN1To1, logistic, tanh, neg, sqrt, rsqrt }
     let kind: String
     let function: Function
     let input: UnsafePointer<Float>
@@ -10,6 +10,8 @@ final class UnaryElementwiseLayer: Layer {
     let count: Int
     /// LOGISTIC as XNNPACK's kernel for this CPU computes it (nil: the portable formula).
     let sigmoid: ((Float) -> Float)?
+    /// SQRT and RSQRT as XNNPACK's kernels for this CPU compute them (nil: correctly rounded, as TFLite's builtins).
+    let squareRoots: XNNPACKElementwise.Variant?
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
          kernels: Microkernels = .portable) {
@@ -19,6 +21,7 @@ final class UnaryElementwiseLayer: Layer {
         self.output = output
         self.count = count
         sigmoid = kernels.elementwise?.sigmoid
+        squareRoots = kernels.squareRoots
     }
 
     var flops: Double { Double(count) }
@@ -33,6 +36,16 @@ final class UnaryElementwiseLayer: Layer {
                 for i in 0..<count { output[i] = Self.logistic(input[i]) }
             }
         case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
+        case .neg: for i in 0..<count { output[i] = -input[i] }
+        case .sqrt:
+            if squareRoots?.squareRoots(input, output, count: count, inverse: false) != true {
+                for i in 0..<count { output[i] = input[i].squareRoot() }
+            }
+        case .rsqrt:
+            // TFLite's builtin RSQRT: 1.f / std::sqrt(x), two roundings.
+            if squareRoots?.squareRoots(input, output, count: count, inverse: true) != true {
+                for i in 0..<count { output[i] = 1 / input[i].squareRoot() }
+            }
         }
     }
 

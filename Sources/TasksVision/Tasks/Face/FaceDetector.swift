@@ -88,7 +88,14 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
 
     /// BlazeFace short range (128x128) or full range (192x192), told apart by the input size.
     static func detectorStage(path: String, options: FaceDetectorOptions) throws -> DetectorStage {
-        let resources = try ModelResources(path: path, threads: options.baseOptions.threads)
+        try detectorStage(try ModelResources(path: path, threads: options.baseOptions.threads),
+                          minDetectionConfidence: options.minDetectionConfidence,
+                          minSuppressionThreshold: options.minSuppressionThreshold)
+    }
+
+    /// The BlazeFace stage of a loaded model (also the face landmarker's detector).
+    static func detectorStage(_ resources: ModelResources, minDetectionConfidence: Float,
+                              minSuppressionThreshold: Float) throws -> DetectorStage {
         let name = resources.model.name
         let outputs = resources.interpreter.outputs
         guard resources.interpreter.inputs.count == 1, outputs.count == 2 else {
@@ -98,10 +105,10 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         switch (resources.inputWidth, resources.inputHeight) {
         case (128, 128):
             anchors = SsdAnchors.generate(.faceShortRange)
-            decoding = .faceShortRange(minScore: options.minDetectionConfidence)
+            decoding = .faceShortRange(minScore: minDetectionConfidence)
         case (192, 192):
             anchors = SsdAnchors.generate(.faceFullRange)
-            decoding = .faceFullRange(minScore: options.minDetectionConfidence)
+            decoding = .faceFullRange(minScore: minDetectionConfidence)
         default:
             throw VisionTaskError.invalidModel("\(name) has input \(resources.inputWidth)x\(resources.inputHeight); "
                                                + "BlazeFace takes 128x128 or 192x192")
@@ -114,7 +121,7 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         // The dense full-range model ships without metadata; BlazeFace takes [-1, 1].
         let range = try resources.inputRange(default: .init(min: -1, max: 1))
         return DetectorStage(resources: resources, anchors: anchors, decoding: decoding, range: range,
-                             suppressionThreshold: options.minSuppressionThreshold)
+                             suppressionThreshold: minSuppressionThreshold)
     }
 
     /// The pipeline: letterboxed crop, inference, decoding, weighted NMS, projection;

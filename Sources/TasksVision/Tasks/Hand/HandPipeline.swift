@@ -99,12 +99,7 @@ final class HandPipeline: RegionFramedPipeline {
     /// The landmark model's input for one hand rect: the rotated crop, 8-bit RGB; nil for a zero rect (MediaPipe
     /// skips those).
     func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? {
-        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
-        guard rect.width > 0 || rect.height > 0 else { return nil }
-        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
-                              height: rect.height * H, rotation: rect.rotation)
-        return ImageToTensor.warp(image, roi: roi, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight,
-                                  border: .replicate)
+        ImageToTensor.warp(image, rect: rect, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight)
     }
 
     /// The landmark model on one hand rect; nil when the hand is not present.

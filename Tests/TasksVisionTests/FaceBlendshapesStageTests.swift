@@ -1,0 +1,96 @@
+import Foundation
+@testable import TasksVision
+import TasksVisionEngine
+import TasksVisionFormat
+import XCTest
+
+/// MediaPipe 1.2.3's FaceLandmarker on five photos (tools/reference_face_parts.py): per face its 478 landmarks, its
+/// 52 blendshape scores, TFLite's scores on the model input built from those landmarks, and the transformation
+/// matrix (row-major).
+struct FacePartsFixture: Decodable {
+    struct Face: Decodable {
+        let landmarks: [[Float]]
+        let blendshapes: [Float]
+        let tfliteBlendshapes: [Float]
+        let categoryNames: [String]
+        let matrix: [Float]
+        var normalized: [NormalizedLandmark] { landmarks.map { NormalizedLandmark(x: $0[0], y: $0[1], z: $0[2]) } }
+    }
+    struct Image: Decodable { let image: String; let width: Int; let height: Int; let faces: [Face] }
+    let images: [Image]
+
+    static func load() throws -> FacePartsFixture {
+        let url = URL(fileURLWithPath: Paths.fixtures + "/face_parts/mediapipe.json")
+        return try JSONDecoder().decode(FacePartsFixture.self, from: Data(contentsOf: url))
+    }
+}
+
+/// The blendshapes stage (face_blendshapes_graph.cc) on MediaPipe's landmarks: the model input as the graph builds
+/// it, then the engine, which gives TFLite's bits on a kernel set that sums as XNNPACK does (every value); against
+/// MediaPipe's own scores within 3e-6 (MediaPipe's TFLite build differs from ai-edge-litert's by up to 2.3e-6 here
+/// on the same input; two of the eight faces are its bits exactly).
+final class FaceBlendshapesStageTests: XCTestCase {
+    func stage() throws -> FaceBlendshapesStage {
+        let bundle = try Paths.model("face_landmarker.task")
+        return try FaceBlendshapesStage(model: try ModelAsset.loadModel(bundle + ":face_blendshapes.tflite"))
+    }
+
+    func testScoresAgainstTFLiteAndMediaPipe() throws {
+        let fixture = try FacePartsFixture.load(), stage = try stage()
+        var faces = 0, sameAsTFLite = 0, sameAsMediaPipe = 0, values = 0
+        var worstTFLite: Float = 0, worstMediaPipe: Float = 0
+        for image in fixture.images {
+            for face in image.faces {
+                let scores = try stage.scores(landmarks: face.normalized, imageWidth: image.width,
+                                              imageHeight: image.height)
+                XCTAssertEqual(scores.count, 52)
+                XCTAssertEqual(face.categoryNames, FaceBlendshapesStage.categoryNames, "MediaPipe's category names")
+                for (i, s) in scores.enumerated() {
+                    worstTFLite = max(worstTFLite, abs(s - face.tfliteBlendshapes[i]))
+                    worstMediaPipe = max(worstMediaPipe, abs(s - face.blendshapes[i]))
+                    if s.bitPattern == face.tfliteBlendshapes[i].bitPattern { sameAsTFLite += 1 }
+                    if s.bitPattern == face.blendshapes[i].bitPattern { sameAsMediaPipe += 1 }
+                }
+                values += scores.count
+                faces += 1
+            }
+        }
+        XCTAssertEqual(faces, 8)
+        XCTAssertLessThanOrEqual(worstMediaPipe, 3e-6, "scores against MediaPipe's")
+        if EngineArithmetic.matchesX86XNNPACK {
+            XCTAssertEqual(sameAsTFLite, values, "scores that are TFLite's bits")
+        } else {
+            // The portable set's sigmoid formula: within 2 ulp of scores below 1.
+            XCTAssertLessThanOrEqual(worstTFLite, 1.2e-7)
+        }
+        print("blendshapes: \(sameAsTFLite)/\(values) TFLite's bits (largest difference \(worstTFLite)), "
+              + "\(sameAsMediaPipe)/\(values) MediaPipe's (largest difference \(worstMediaPipe))")
+    }
+
+    /// The input tensor: the 146 landmarks of kLandmarksSubsetIdxs in order, x times the width, y times the height.
+    func testInputTensorAndNames() throws {
+        XCTAssertEqual(FaceBlendshapesStage.landmarksSubset.count, 146)
+        XCTAssertEqual(Set(FaceBlendshapesStage.landmarksSubset).count, 146)
+        XCTAssertEqual(FaceBlendshapesStage.landmarksSubset.last, 477)
+        XCTAssertEqual(FaceBlendshapesStage.categoryNames.count, 52)
+        XCTAssertEqual(FaceBlendshapesStage.categoryNames[25], "jawOpen")
+        let landmarks = (0..<478).map { NormalizedLandmark(x: Float($0) / 478, y: 1 - Float($0) / 478, z: 0.5) }
+        let tensor = try FaceBlendshapesStage.inputTensor(landmarks: landmarks, imageWidth: 640, imageHeight: 480)
+        XCTAssertEqual(tensor.count, 292)
+        XCTAssertEqual(tensor[4], Float(4) / 478 * 640)  // the third subset landmark is 4
+        XCTAssertEqual(tensor[5], (1 - Float(4) / 478) * 480)
+        XCTAssertThrowsError(try FaceBlendshapesStage.inputTensor(landmarks: Array(landmarks.prefix(468)),
+                                                                 imageWidth: 640, imageHeight: 480)) { error in
+            XCTAssertTrue("\(error)".contains("478"), "\(error)")
+        }
+    }
+
+    /// A model that is not the blendshapes model is refused with its name.
+    func testRefusesAnotherModel() throws {
+        let bundle = try Paths.model("face_landmarker.task")
+        XCTAssertThrowsError(try FaceBlendshapesStage(model: try ModelAsset.loadModel(
+            bundle + ":face_detector.tflite"))) { error in
+            XCTAssertTrue("\(error)".contains("not a blendshapes model"), "\(error)")
+        }
+    }
+}
