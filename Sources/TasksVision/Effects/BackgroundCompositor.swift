@@ -9,15 +9,15 @@
 /// The mask covers the frame as displayed (`MPImage.width` x `MPImage.height`, after its orientation), row-major
 /// from the top-left pixel, as the segmenters return it. The backgrounds:
 ///
-/// - ``Background/color(red:green:blue:)``: one colour (on a `gray8` frame its luma,
+/// - `.color(red:green:blue:)`: one colour (on a `gray8` frame its luma,
 ///   `(299 r + 587 g + 114 b + 500) / 1000`, truncated).
-/// - ``Background/image(_:)``: an image scaled to cover the displayed frame, keeping its aspect ratio, centred,
+/// - `.image(_:)`: an image scaled to cover the displayed frame, keeping its aspect ratio, centred,
 ///   the excess cropped equally from both sides: with `s = max(W / w, H / h)` (frame `W` x `H`, image `w` x `h`,
 ///   both as displayed, in `Double`), output pixel `(x, y)` samples the image at
 ///   `((x + 0.5) / s + (w - W / s) / 2 - 0.5, (y + 0.5) / s + (h - H / s) / 2 - 0.5)`, bilinearly between the four
 ///   nearest pixels (coordinates clamped to the image's edge), rounded half up. An image of the frame's size is
 ///   used as it is. Converted to the frame's pixel format as a colour is.
-/// - ``Background/blur(radius:)``: the frame itself under a box blur: each channel the mean of the
+/// - `.blur(radius:)`: the frame itself under a box blur: each channel the mean of the
 ///   `(2 r + 1) x (2 r + 1)` pixels around it, pixels beyond an edge repeating the edge pixel (clamp), the sum
 ///   rounded half up in integers, `(sum + n / 2) / n` with `n = (2 r + 1)^2`. Radius 0 leaves the frame as it is.
 ///
@@ -28,9 +28,9 @@ public final class BackgroundCompositor {
     public enum Background {
         /// One colour.
         case color(red: UInt8, green: UInt8, blue: UInt8)
-        /// An image, scaled to cover the frame (see ``BackgroundCompositor``).
+        /// An image, scaled to cover the frame (see `BackgroundCompositor`).
         case image(MPImage)
-        /// The frame under a box blur of this radius in pixels, 0 to ``BackgroundCompositor/maximumBlurRadius``.
+        /// The frame under a box blur of this radius in pixels, 0 to `maximumBlurRadius`.
         case blur(radius: Int)
     }
 
