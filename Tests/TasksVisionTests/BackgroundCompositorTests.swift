@@ -140,6 +140,25 @@ final class BackgroundCompositorTests: XCTestCase {
         }
     }
 
+    func testPaddedRowsAreRead() throws {
+        // Rows 16 bytes apart for 3 RGB pixels: the padding is skipped, the output packed.
+        var numbers = Numbers(state: 5)
+        let padded = numbers.bytes(16 * 2)
+        let frame = try MPImage(pixels: padded, width: 3, height: 2, pixelFormat: .rgb8, bytesPerRow: 16)
+        let mask = try XCTUnwrap(Mask(width: 3, height: 2, float32Data: [1, 0, 0.5, 0.25, 1, 0]))
+        let out = try frame.replacingBackground(.color(red: 10, green: 20, blue: 30), mask: mask)
+        XCTAssertEqual(out.bytesPerRow, 9)
+        let got = out.withBytes { Array($0) }
+        for y in 0..<2 {
+            for x in 0..<3 {
+                for k in 0..<3 {
+                    XCTAssertEqual(got[(y * 3 + x) * 3 + k],
+                                   blend(mask.float32Data[y * 3 + x], padded[y * 16 + x * 3 + k], [10, 20, 30][k]))
+                }
+            }
+        }
+    }
+
     func testFullConfidenceKeepsTheFrame() throws {
         var numbers = Numbers(state: 4)
         let pixels = numbers.bytes(10 * 4 * 4)

@@ -25,7 +25,7 @@
 /// one compositor per stream (it is not thread-safe).
 public final class BackgroundCompositor {
     /// What goes behind the person.
-    public enum Background {
+    public enum Background: Sendable {
         /// One colour.
         case color(red: UInt8, green: UInt8, blue: UInt8)
         /// An image, scaled to cover the frame (see `BackgroundCompositor`).
@@ -113,9 +113,12 @@ struct Frame {
             bytes = image.withBytes { Array($0[0..<(rowBytes * image.pixelHeight)]) }
         } else {
             var packed = [UInt8](repeating: 0, count: rowBytes * image.pixelHeight)
-            image.withBytes { source in
-                for y in 0..<image.pixelHeight {
-                    for i in 0..<rowBytes { packed[y * rowBytes + i] = source[y * image.bytesPerRow + i] }
+            packed.withUnsafeMutableBytes { out in
+                image.withBytes { source in
+                    for y in 0..<image.pixelHeight {
+                        let from = y * image.bytesPerRow
+                        out[(y * rowBytes)..<((y + 1) * rowBytes)].copyBytes(from: source[from..<(from + rowBytes)])
+                    }
                 }
             }
             bytes = packed
