@@ -23,6 +23,7 @@ MODELS = [
     "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
     "face_landmarker.task:face_landmarks_detector.tflite", "face_landmarker.task:face_blendshapes.tflite",
+    "selfie_segmenter.tflite", "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite",
 ]
 
 

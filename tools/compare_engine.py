@@ -34,6 +34,8 @@ MODELS = {
     "gesture_embedder.tflite": None, "canned_gesture_classifier.tflite": None,
     "face_landmarker.task:face_landmarks_detector.tflite": (0, 1),
     "face_landmarker.task:face_blendshapes.tflite": None,
+    "selfie_segmenter.tflite": (0, 1), "selfie_segmentation.tflite": (0, 1),
+    "selfie_segmentation_landscape.tflite": (0, 1),
 }
 
 

@@ -48,6 +48,8 @@ struct Microkernels {
     /// A convolution with one output channel, one output row per call (stride 1, no dilation), on planar input
     /// rows; nil on the portable set.
     let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
+    /// HARD_SWISH as XNNPACK's vhswish kernels (one fused multiply-add, then a clamp and a product).
+    let hardSwish: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
     /// Whose SQRT and RSQRT (an estimate instruction and one Newton-Raphson step) every set reproduces on an x86 CPU:
@@ -77,7 +79,8 @@ struct Microkernels {
     /// rotated quads, the arm64 cores' one-row pairs, Zen 4's half-width tiles for speed); the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
-        elementwise = set == .neon ? .neon : set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
+        // The CPU's variant on the portable set too: TFLite on this CPU runs it whatever set we force.
+        elementwise = set == .neon ? .neon : XNNPACKElementwise.Variant(for: features)
         squareRoots = set == .neon ? nil : XNNPACKElementwise.Variant(for: features)
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1,
@@ -97,6 +100,7 @@ struct Microkernels {
                    run: TasksVisionKernelsAVX2.f32GEMMRotatedQuads, rotatedQuads: true) : nil
         switch set {
         case .avx512:
+            hardSwish = TasksVisionKernelsAVX512.f32HardSwish
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsAVX512.f32GEMMNarrow),
@@ -108,6 +112,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsAVX512.depthwiseTwoChainTaps
         case .avx2:
+            hardSwish = TasksVisionKernelsAVX2.f32HardSwish
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
@@ -115,6 +120,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsAVX2.depthwiseTwoChainTaps
         case .neon:
+            hardSwish = TasksVisionKernelsNEON.f32HardSwish
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsNEON.f32GEMMNarrow)]
@@ -124,6 +130,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsNEON.depthwiseTwoChainTaps
         case .portable:
+            hardSwish = TasksVisionKernelsPortable.f32HardSwish
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]

@@ -43,7 +43,7 @@ final class ModelParityTests: XCTestCase {
     /// from XNNPACK's AVX-512 kernels, and its sigmoid and softmax are per-ISA approximations
     /// (`XNNPACKElementwise` reproduces the AVX-512 and AVX2 ones), hence two named exceptions:
     /// on the other sets, single values out of LOGISTIC (hand presence and handedness, the pose
-    /// flag) within 2 ulp; on a set without XNNPACK's x86 softmax (portable), the classifiers'
+    /// flag) within 2 ulp; on a set without XNNPACK's x86 softmax (portable without AVX2), the classifiers'
     /// SOFTMAX outputs within 2 ulp, or 1e-9 for probabilities far below anything reported, and the blendshape
     /// scores (a LOGISTIC of 52 values) within 2 ulp.
     static func matchesXNNPACK(_ ours: Float, _ reference: Float, key: String, elements: Int, set: KernelSet) -> Bool {
@@ -162,6 +162,10 @@ final class ModelParityTests: XCTestCase {
     /// STRIDED_SLICE: XNNPACK's bits on every x86 set, its SQRT and RSQRT from the CPU's own estimate.
     func testFaceBlendshapes() throws { try checkModel("face_blendshapes") }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
+    // MediaPipe's custom Convolution2DTransposeBias, HARD_SWISH, AVERAGE_POOL_2D (MEAN in the landscape model).
+    /// selfie_segmenter.tflite and selfie_segmentation.tflite (the same network, other metadata).
+    func testSelfieSegmenter() throws { try checkModel("selfie_segmenter") }
+    func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
     func testModelMakerClassifierWithoutMetadata() throws {
         try checkModel("custom_gesture_classifier_modelmaker_testdata")
@@ -211,7 +215,7 @@ final class ModelParityTests: XCTestCase {
     /// threads on a two-core machine make it vary more).
     func testDeterministicAcrossThreadCounts() throws {
         for name in ["palm_detection_full.tflite", "pose_detection.tflite", "face_detection_full_range_sparse.tflite",
-                     "hand_landmark_lite.tflite", "pose_landmarks_detector.tflite"] {
+                     "hand_landmark_lite.tflite", "pose_landmarks_detector.tflite", "selfie_segmenter.tflite"] {
             let path = try TestPaths.model(name)
             let one = try Interpreter(path: path, options: .init(threads: 1))
             let input = fixtureRandomFloats(seed: 7, count: one.inputs[0].elementCount, low: -1, high: 1)

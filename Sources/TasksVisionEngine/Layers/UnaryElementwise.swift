@@ -1,8 +1,8 @@
 import TasksVisionFormat
 
-/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, NEG, SQRT, RSQRT.
+/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, NEG, SQRT, RSQRT, HARD_SWISH.
 final class UnaryElementwiseLayer: Layer {
-    enum Function { case relu, relu6, reluN1To1, logistic, tanh, neg, sqrt, rsqrt }
+    enum Function { case relu, relu6, reluN1To1, logistic, tanh, neg, sqrt, rsqrt, hardSwish }
     let kind: String
     let function: Function
     let input: UnsafePointer<Float>
@@ -12,6 +12,8 @@ final class UnaryElementwiseLayer: Layer {
     let sigmoid: ((Float) -> Float)?
     /// SQRT and RSQRT as XNNPACK's kernels for this CPU compute them (nil: correctly rounded, as TFLite's builtins).
     let squareRoots: XNNPACKElementwise.Variant?
+    /// HARD_SWISH from the kernel set (XNNPACK's vhswish: a fused multiply-add, on every set).
+    let hardSwish: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
          kernels: Microkernels = .portable) {
@@ -22,6 +24,7 @@ final class UnaryElementwiseLayer: Layer {
         self.count = count
         sigmoid = kernels.elementwise?.sigmoid
         squareRoots = kernels.squareRoots
+        hardSwish = kernels.hardSwish
     }
 
     var flops: Double { Double(count) }
@@ -46,6 +49,7 @@ final class UnaryElementwiseLayer: Layer {
             if squareRoots?.squareRoots(input, output, count: count, inverse: true) != true {
                 for i in 0..<count { output[i] = 1 / input[i].squareRoot() }
             }
+        case .hardSwish: hardSwish(input, output, count)
         }
     }
 
