@@ -28,6 +28,11 @@ public final class Interpreter {
         /// landmark model 8% faster on Zen 5), on the portable set interleaved. Results are the
         /// same bits either way.
         public var interleavesBlocks: Bool?
+        /// Whether a MEAN or SUM whose reduced axes are followed only by axes of size 1 sums each output as one
+        /// contiguous run (XNNPACK's `f32-rsum` order), as the XNNPACK inside MediaPipe 1.2.3 does (it drops axes of
+        /// size 1 first), rather than row by row (`f32-rdsum`), as ai-edge-litert 2.3.0's does. The blendshapes
+        /// model's second MEAN ([1, 146, 1] over axis 1) is the one such reduction in the models here.
+        public var reducesOverUnitAxesContiguously = false
         /// The processor whose XNNPACK sums to follow, for tests (its flags limited to this one's:
         /// `CPUFeatures.running(on:)`); nil: this one (`CPUFeatures.current`).
         var processor: CPUFeatures?
@@ -130,8 +135,9 @@ public final class Interpreter {
                 pointers[t] = (arena + offset).assumingMemoryBound(to: Float.self)
             }
         }
-        let binder = TensorBinder(graph: graph, pointers: pointers, kernels: kernels, threads: options.threads,
+        var binder = TensorBinder(graph: graph, pointers: pointers, kernels: kernels, threads: options.threads,
                                   interleavesBlocks: options.interleavesBlocks ?? !kernels.set.fusesMultiplyAdd)
+        binder.reducesOverUnitAxesContiguously = options.reducesOverUnitAxesContiguously
         let layers: [Layer]
         do {
             layers = try ExecutionPlan.buildLayers(steps, graph, binder)

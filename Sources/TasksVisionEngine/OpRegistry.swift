@@ -10,6 +10,8 @@ struct TensorBinder {
     var threads = 1
     /// Whether blocks become interleaved layers (`Interpreter.Options.interleavesBlocks`).
     var interleavesBlocks = true
+    /// `Interpreter.Options.reducesOverUnitAxesContiguously`.
+    var reducesOverUnitAxesContiguously = false
 
     func pointer(_ t: Int, _ node: Graph.Node) throws -> UnsafeMutablePointer<Float> {
         guard t >= 0, t < pointers.count, let p = pointers[t] else {
@@ -483,7 +485,8 @@ enum OpRegistry {
             throw fail(graph, node, "output size does not match the reduction")
         }
         return ReduceLayer(kind: node.op.name, function: f, input: try binder.input(node, 0), inShape: input,
-                           axes: axes, output: try binder.output(node))
+                           axes: axes, output: try binder.output(node),
+                           unitAxesContiguous: binder.reducesOverUnitAxesContiguously)
     }
 
     static func buildTranspose(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

@@ -4,23 +4,23 @@ import TasksVisionFormat
 import XCTest
 
 final class InterpreterErrorTests: XCTestCase {
-    /// The canned classifier with its SOFTMAX rewritten as TRANSPOSE, which the engine lacks.
+    /// The canned classifier with its SOFTMAX rewritten as ABS, which the engine lacks.
     func testUnsupportedOperatorIsNamedAtLoad() throws {
         var bytes = try ModelAsset.readFile(try TestPaths.model("canned_gesture_classifier.tflite"))
         let model = try TFLiteModel(bytes: bytes, name: "x")
         let root = try FlatTable.root(ByteView(bytes: bytes, name: "x"), what: "Model")
         var patched = false
         for code in try root.tables(1, what: "OperatorCode") where try code.i32(3) == 25 || code.i8(0) == 25 {
-            if let p = try code.fieldPosition(3) { bytes[p] = 39; patched = true }
-            if let p = try code.fieldPosition(0) { bytes[p] = 39; patched = true }
+            if let p = try code.fieldPosition(3) { bytes[p] = 101; patched = true }
+            if let p = try code.fieldPosition(0) { bytes[p] = 101; patched = true }
         }
         XCTAssertTrue(patched)
         XCTAssertEqual(model.subgraphs[0].operators.last?.opcode, .softmax)
         let broken = try TFLiteModel(bytes: bytes, name: "patched.tflite")
         XCTAssertThrowsError(try Interpreter(model: broken)) { error in
             XCTAssertEqual(error as? EngineError,
-                           .unsupportedOperator(model: "patched.tflite", operatorIndex: 3, op: "TRANSPOSE"))
-            XCTAssertTrue("\(error)".contains("TRANSPOSE") && "\(error)".contains("patched.tflite"))
+                           .unsupportedOperator(model: "patched.tflite", operatorIndex: 3, op: "ABS"))
+            XCTAssertTrue("\(error)".contains("ABS") && "\(error)".contains("patched.tflite"))
         }
     }
 

@@ -605,6 +605,11 @@ final class KernelTests: KernelTestCase {
         var inOrder: Float = 0
         for v in x { inOrder += v }
         XCTAssertEqual(oB.values[0].bitPattern, (inOrder * (1 / Float(146))).bitPattern)
+        // With MediaPipe's reductions (axes of size 1 dropped first): one contiguous run.
+        ReduceLayer(kind: "MEAN", function: .mean, input: xB.pointer, inShape: [1, 146, 1], axes: [1],
+                    output: oB.pointer, unitAxesContiguous: true).run(context)
+        XCTAssertEqual(oB.values[0].bitPattern, (Self.xnnpackRowSum(x) * (1 / Float(146))).bitPattern)
+        XCTAssertNotEqual(Self.xnnpackRowSum(x).bitPattern, inOrder.bitPattern, "the two orders differ on this input")
     }
 
     /// TRANSPOSE against index arithmetic, for every permutation of a rank-4 shape and the model's rank-4 swaps.

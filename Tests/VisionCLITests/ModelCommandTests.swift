@@ -57,12 +57,12 @@ final class ModelCommandTests: XCTestCase {
         var bytes = try ModelAsset.readFile(CLI.models + "/canned_gesture_classifier.tflite")
         let root = try FlatTable.root(ByteView(bytes: bytes, name: "x"), what: "Model")
         for code in try root.tables(1, what: "OperatorCode") where try code.i32(3) == 25 || code.i8(0) == 25 {
-            if let p = try code.fieldPosition(3) { bytes[p] = 39 }
-            if let p = try code.fieldPosition(0) { bytes[p] = 39 }
+            if let p = try code.fieldPosition(3) { bytes[p] = 101 }  // ABS, which the engine lacks
+            if let p = try code.fieldPosition(0) { bytes[p] = 101 }
         }
-        let path = try CLI.temporaryDirectory(removedAfter: self) + "/transpose.tflite"
+        let path = try CLI.temporaryDirectory(removedAfter: self) + "/abs.tflite"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        try expectFailure(["model", "info", path], mentions: ["transpose.tflite", "TRANSPOSE"])
+        try expectFailure(["model", "info", path], mentions: ["abs.tflite", "ABS"])
     }
 
     /// `vision model run` reproduces the TFLite fixture outputs.

@@ -6,9 +6,10 @@
 public func fuzzGeometryMetadata(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let pipeline = try? FaceGeometryPipeline(metadata: bytes) {
-        let face = (0..<478).map { i in
-            NormalizedLandmark(x: 0.3 + 0.4 * Float(i % 23) / 23, y: 0.3 + 0.4 * Float(i % 19) / 19,
-                               z: 0.01 * Float(i % 7))
+        var face: [NormalizedLandmark] = []
+        for i in 0..<478 {
+            let x: Float = 0.3 + 0.4 * Float(i % 23) / 23, y: Float = 0.3 + 0.4 * Float(i % 19) / 19
+            face.append(NormalizedLandmark(x: x, y: y, z: 0.01 * Float(i % 7)))
         }
         _ = pipeline.transformationMatrix(landmarks: face, imageWidth: 640, imageHeight: 480)
     }

@@ -1,7 +1,9 @@
-/// Eigen's `JacobiSVD<Matrix3f>` with `ComputeFullU | ComputeFullV`, in float, step by step: a square matrix takes
-/// no QR preconditioner (Eigen applies one only when rows != cols); the matrix is scaled by its largest absolute
-/// coefficient; sweeps over the pairs (p, q) = (1, 0), (2, 0), (2, 1) run `real_2x2_jacobi_svd` (a rotation making
-/// the 2x2 block symmetric, then `makeJacobi`) wherever an off-diagonal coefficient exceeds
+/// Eigen's `JacobiSVD<Matrix3f>` with `ComputeFullU | ComputeFullV`, in float, step by step, as the Eigen linked
+/// into MediaPipe 1.2.3's libmediapipe.so computes it (read from its machine code; newer than Eigen 3.4): a square
+/// matrix takes no QR preconditioner; the matrix is scaled by a power of two (`scale_binary_bits_by_exponent`:
+/// exact); sweeps over the pairs (p, q) = (1, 0), (2, 0), (2, 1) run `real_2x2_jacobi_svd` (a rotation making the
+/// 2x2 block symmetric, c = u * (1 / sqrt(u^2 + 1)), then the right rotation from the ratio of |x - z| and 2|y|,
+/// the smaller over the larger, which never overflows) wherever an off-diagonal coefficient exceeds
 /// max(FLT_MIN, 2 * FLT_EPSILON * the largest diagonal magnitude so far), until a sweep changes nothing; negative
 /// diagonal entries flip their column of U; the singular values are sorted in decreasing order with their columns.
 /// Matrices are row-major 3x3 arrays here (`m[3 * row + column]`).
@@ -28,7 +30,8 @@ struct JacobiSVD3 {
             guard x.isFinite else { return nil }
             scale = max(scale, abs(x))
         }
-        if scale == 0 { scale = 1 }
+        // A power of two near the largest magnitude: dividing by it is exact.
+        scale = scale == 0 ? 1 : Float(sign: .plus, exponent: scale.exponent, significand: 1)
         var w = matrix.map { $0 / scale }
         let considerAsZero = Float.leastNormalMagnitude
         let precision = 2 * Float.ulpOfOne
@@ -77,8 +80,8 @@ struct JacobiSVD3 {
         var rot1 = Rotation(c: 1, s: 0)
         if abs(d) >= Float.leastNormalMagnitude {
             let u = t / d
-            let tmp = (1 + u * u).squareRoot()
-            rot1 = Rotation(c: u / tmp, s: 1 / tmp)
+            let s = 1 / (u * u + 1).squareRoot()
+            rot1 = Rotation(c: u * s, s: s)
         }
         // m.applyOnTheLeft(0, 1, rot1): rows 0 and 1.
         let (a0, a1, b0, b1) = (m[0], m[1], m[2], m[3])
@@ -88,16 +91,22 @@ struct JacobiSVD3 {
         return (rot1 * right.transposed, right)
     }
 
-    /// `JacobiRotation::makeJacobi(x, y, z)` for the symmetric block [[x, y], [y, z]].
+    /// The right rotation of the symmetric block [[x, y], [y, z]] (`makeJacobi` in MediaPipe's Eigen): with
+    /// a = |x - z|, b = 2|y| and r = min(a, b) / max(a, b), the rotation (c, s) is (q, p) / sqrt(q^2 + p^2) for
+    /// q = (1 if a > b, else r) + sqrt(r^2 + 1) and p = (r if a > b, else 1), s negative where x > z, then negated
+    /// where y < 0: Eigen 3.4's tau = (x - z) / 2|y| formulas, rescaled.
     static func makeJacobi(x: Float, y: Float, z: Float) -> Rotation {
-        let deno = 2 * abs(y)
-        guard deno >= Float.leastNormalMagnitude else { return Rotation(c: 1, s: 0) }
-        let tau = (x - z) / deno
-        let w = (tau * tau + 1).squareRoot()
-        let t = tau > 0 ? 1 / (tau + w) : 1 / (tau - w)
-        let signT: Float = t > 0 ? 1 : -1
-        let n = 1 / (t * t + 1).squareRoot()
-        return Rotation(c: n, s: -signT * (y / abs(y)) * abs(t) * n)
+        let b = abs(y) + abs(y)
+        guard b >= Float.leastNormalMagnitude else { return Rotation(c: 1, s: 0) }
+        let difference = x - z, a = abs(difference)
+        let r = min(b, a) / max(a, b)
+        let p: Float = a > b ? r : 1
+        let q = (b < a ? 1 : r) + (r * r + 1).squareRoot()
+        let n = 1 / (q * q + p * p).squareRoot()
+        var s = p * n
+        if difference > 0 { s = -s }
+        if y < 0 { s = -s }
+        return Rotation(c: q * n, s: s)
     }
 
     /// Rows p and q of `m` by `j` (`apply_rotation_in_the_plane`: x' = c x + s y, y' = -s x + c y).

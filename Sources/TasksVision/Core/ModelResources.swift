@@ -10,9 +10,11 @@ struct ModelResources {
     let inputWidth: Int
     let inputHeight: Int
 
-    init(model: TFLiteModel, threads: Int) throws {
+    init(model: TFLiteModel, threads: Int, options: Interpreter.Options? = nil) throws {
         self.model = model
-        interpreter = try Interpreter(model: model, options: .init(threads: threads))
+        var options = options ?? Interpreter.Options()
+        options.threads = threads
+        interpreter = try Interpreter(model: model, options: options)
         metadata = try model.metadata()
         associatedFiles = try model.associatedFiles()
         let shape = interpreter.inputs.first?.shape ?? []

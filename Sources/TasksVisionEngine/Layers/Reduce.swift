@@ -18,8 +18,10 @@ final class ReduceLayer: Layer {
     /// Whether the reduced axes end with the last one: each output is the sum of one contiguous run.
     let contiguous: Bool
 
+    /// `unitAxesContiguous`: reduced axes followed only by axes of size 1 count as contiguous
+    /// (`Interpreter.Options.reducesOverUnitAxesContiguously`).
     init(kind: String, function: Function, input: UnsafePointer<Float>, inShape: [Int], axes: Set<Int>,
-         output: UnsafeMutablePointer<Float>) {
+         output: UnsafeMutablePointer<Float>, unitAxesContiguous: Bool = false) {
         self.kind = kind
         self.function = function
         self.input = input
@@ -34,7 +36,8 @@ final class ReduceLayer: Layer {
         } else {
             block = nil
         }
-        contiguous = block != nil && reduced.last == true
+        let trailing = reduced.lastIndex(of: true).map { inShape[($0 + 1)...].allSatisfy { $0 == 1 } } ?? false
+        contiguous = block != nil && (reduced.last == true || (unitAxesContiguous && trailing))
     }
 
     func run(_ context: RunContext) {
@@ -59,10 +62,10 @@ final class ReduceLayer: Layer {
         }
     }
 
-    /// One contiguous run's sum in the order of XNNPACK's x86 `f32-rsum` kernels (`xnn_f32_rsum_ukernel__avx512f_u32_acc2`;
-    /// its AVX kernel's four 8-lane accumulators give the same sums): two 16-lane accumulators taking alternate
-    /// vectors, a last whole vector into the first, the two added, the tail into the first, then the lanes halved
-    /// (16 to 8 to 4 to 2 to 1, each half added to the lower one).
+    /// One contiguous run's sum in the order of XNNPACK's x86 `f32-rsum` kernels
+    /// (`xnn_f32_rsum_ukernel__avx512f_u32_acc2`; its AVX kernel's four 8-lane accumulators give the same sums):
+    /// two 16-lane accumulators taking alternate vectors, a last whole vector into the first, the two added, the tail
+    /// into the first, then the lanes halved (16 to 8 to 4 to 2 to 1, each half added to the lower one).
     static func rowSum(_ x: UnsafePointer<Float>, count: Int) -> Float {
         var acc0 = SIMD16<Float>(), acc1 = SIMD16<Float>()
         var i = 0

@@ -5,6 +5,8 @@ import TasksVisionFormat
 /// (`landmarksSubset`), their x and y times the image's width and height (LandmarksToTensorCalculator with
 /// attributes X and Y, not flattened: a [1, 146, 2] tensor), through face_blendshapes.tflite, whose 52 sigmoid
 /// outputs are the scores of `categoryNames` in order (TensorsToClassificationCalculator, no activation, top_k 0).
+/// The interpreter reduces as the XNNPACK inside MediaPipe does (`reducesOverUnitAxesContiguously`): the model's
+/// MEAN of [1, 146, 1] over axis 1 then sums as MediaPipe's, and the scores are MediaPipe's bits.
 final class FaceBlendshapesStage {
     let resources: ModelResources
 
@@ -45,7 +47,14 @@ final class FaceBlendshapesStage {
 
     /// The stage on face_blendshapes.tflite as read from a file or a bundle's member.
     convenience init(model: TFLiteModel, threads: Int = 1) throws {
-        try self.init(resources: try ModelResources(model: model, threads: threads))
+        try self.init(resources: try ModelResources(model: model, threads: threads, options: Self.interpreterOptions))
+    }
+
+    /// The options the model's interpreter needs for MediaPipe's bits (give them to `ModelResources`).
+    static var interpreterOptions: Interpreter.Options {
+        var options = Interpreter.Options()
+        options.reducesOverUnitAxesContiguously = true
+        return options
     }
 
     /// The model's input for one face: the subset's x and y in pixels of an image `imageWidth` x `imageHeight`.
