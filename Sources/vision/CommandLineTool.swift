@@ -48,6 +48,7 @@ enum CommandLineTool {
         case "pose" where rest.first == "samples": try PoseSamplesCommand.run(Array(rest.dropFirst()))
         case "pose": try PoseCommand.run(rest)
         case "help", "--help", "-h": print(usage)
+        case "--version", "version": print(VisionVersion.line)
         default: throw UsageError("unknown command '\(command)' (try 'vision help')")
         }
     }

@@ -67,7 +67,7 @@ final class FrameInput {
                 throw UsageError("no input given: usage: vision \(o.table.command) [options] (\(forms)) "
                                  + "(see vision \(o.table.command) --help)")
             }
-            if let stray = ["--fps", "--max-frames", "--live"].first(where: o.isSet) {
+            if let stray = ["--fps", "--max-frames", "--live", "--smooth"].first(where: o.isSet) {
                 throw UsageError("\(stray) applies to --video input, not to images")
             }
             source = .images(o.positional)
@@ -162,6 +162,7 @@ final class FrameInput {
                 throw InputError.noImages(paths.joined(separator: " "))
             }
             for (i, f) in files.enumerated() {
+                if Interrupt.requested { return }
                 TaskCommandSupport.progress(i, files.count, f)
                 try body(Frame(file: f, index: nil, timestamp: nil, image: Result { try load(f) }))
             }
@@ -170,6 +171,7 @@ final class FrameInput {
             guard !frames.isEmpty else { throw InputError.noImages(dir) }
             if let n = maxFrames { frames = Array(frames.prefix(n)) }
             for (i, f) in frames.enumerated() {
+                if Interrupt.requested { return }
                 TaskCommandSupport.progress(i, frames.count, f)
                 let t = Int((Double(i) * frameMilliseconds).rounded())
                 try body(Frame(file: f, index: nil, timestamp: t, image: Result { try load(f) }))

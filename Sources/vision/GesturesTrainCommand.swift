@@ -92,7 +92,8 @@ enum GesturesTrainCommand {
                 }
             })
         let seconds = Date().timeIntervalSince(start)
-        try GestureRecognizerBundle.write(base: base, classifier: classifier, to: out)
+        try OutputFile.write(GestureRecognizerBundle.bytes(base: base, customClassifier: try classifier.classifierModel()),
+                             to: out)
         print("trained \(options.epochs) epochs on \(classifier.trainingSamples.count) hands"
               + (classifier.validationSamples.isEmpty ? "" : " (\(classifier.validationSamples.count) held out)")
               + String(format: " in %.2f s", seconds))

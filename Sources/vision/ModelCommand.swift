@@ -16,7 +16,7 @@ enum ModelCommand {
         options: [
             .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
                   "an input tensor (.npy), one per model input, in order"),
-            .required("--output", "DIR", "the folder the outputs are written to"),
+            .required("--out", "DIR", "the folder the outputs are written to (old name: --output)"),
             TaskOptions.threads,
         ],
         notes: [modelNote])
@@ -100,7 +100,8 @@ enum ModelCommand {
         guard options.positional.count == 1, let path = options.positional.first else {
             throw UsageError("give one MODEL (see vision model run --help)")
         }
-        let outDir = options.string("--output") ?? "."
+        let outDir = options.string("--out") ?? "."
+        try OutputPath.folder(outDir, option: "--out")
         let threads = try options.int("--threads")
         let interpreter = try Interpreter(model: try ModelAsset.loadModel(path), options: .init(threads: threads))
         let inputFiles = options.strings("--input")
@@ -122,7 +123,7 @@ enum ModelCommand {
         try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         for i in 0..<interpreter.outputs.count {
             let array = NumpyArray(shape: interpreter.outputs[i].shape, floats: try interpreter.output(i))
-            try array.write("\(outDir)/\(i).npy")
+            try OutputFile.write(array.encoded(), to: "\(outDir)/\(i).npy")
         }
     }
 }

@@ -3,7 +3,7 @@ import TasksVision
 import TasksVisionFormat
 
 /// `vision models`: the known models, where `ModelLocator` finds each, and the search folders;
-/// `vision models fetch`: installs them all into the per-user folder (or `--to DIR`).
+/// `vision models fetch`: installs them all into the per-user folder (or `--out DIR`).
 enum ModelsCommand {
     static let listTable = OptionTable(
         command: "models", summary: "The known models, where each is installed, and the folders searched.",
@@ -15,10 +15,10 @@ enum ModelsCommand {
         notes: ["vision models fetch installs them (see vision models fetch --help)."])
 
     static let fetchTable = OptionTable(
-        command: "models fetch", summary: "Install every known model into the per-user folder (or --to DIR).",
+        command: "models fetch", summary: "Install every known model into the per-user folder (or --out DIR).",
         positional: [],
         options: [
-            .text("--to", "DIR", default: "the user folder", "the folder to install into"),
+            .text("--out", "DIR", default: "the user folder", "the folder to install into (old name: --to)"),
             .text("--wheel", "FILE", default: "PyPI, cached in $XDG_CACHE_HOME/tasksvision",
                   "the mediapipe 0.10.14 wheel, if already downloaded"),
             .text("--shared", "DIR", default: "$TASKSVISION_SHARED, ../shared",
@@ -80,7 +80,8 @@ enum ModelsCommand {
         func absolute(_ path: String) -> String {
             ((path.hasPrefix("/") ? path : cwd + "/" + path) as NSString).standardizingPath
         }
-        let destination = absolute(parser.string("--to") ?? ModelLocator.userFolder)
+        let destination = absolute(parser.string("--out") ?? ModelLocator.userFolder)
+        try OutputPath.folder(destination, option: "--out")
         let folders = ModelLocator.searchFolders
         let copyFolders = folders.map { ($0.path as NSString).standardizingPath }.filter { $0 != destination }
         var shared: [String] = []

@@ -93,6 +93,7 @@ struct Overlay {
     }
 
     func write(_ path: String) throws {
-        try ImageFile.writePNG(DecodedImage(width: width, height: height, channels: 3, pixels: pixels), to: path)
+        try OutputFile.writeAll(PNG.encode(width: width, height: height, channels: 3, pixels: pixels), to: path,
+                                name: path)
     }
 }

@@ -33,7 +33,7 @@ final class OverlayTarget {
                 throw OutputError.missingFolder(option: "--overlay", path: path, folder: folder)
             }
             try OutputFile.checkWritable(directory: folder, option: "--overlay")
-            kind = .video(path: path, ffmpeg: ffmpeg)
+            kind = .video(path: try OutputPath.file(path, option: "--overlay"), ffmpeg: ffmpeg)
         } else {
             try OutputFile.checkWritable(directory: path, option: "--overlay")
             kind = .pngs(directory: path)
@@ -46,13 +46,15 @@ final class OverlayTarget {
         switch kind {
         case .pngs(let dir):
             try OutputFile.makeFolder(dir)
-            try OutputFile.write(dir + "/" + frame.stem + ".png") { try overlay.write($0) }
+            let path = dir + "/" + frame.stem + ".png"
+            try OutputFile.write(path, source: frame.file) { try overlay.write($0) }
         case let .video(path, ffmpeg):
             guard failure == nil else { return }
             do {
                 if video == nil {
                     let temp = OutputFile.temporaryName(for: path)
                     temporaryVideo = temp
+                    OutputFile.track(temp)
                     video = try VideoOutput(path: temp, ffmpeg: ffmpeg, width: overlay.width, height: overlay.height,
                                             frameRate: input.frameRate, name: path)
                 }
@@ -73,6 +75,7 @@ final class OverlayTarget {
         do {
             try output.finish()
             try OutputFile.commit(temp, to: path)
+            OutputFile.untrack(temp)
             temporaryVideo = nil
         } catch {
             failure = error
@@ -85,7 +88,7 @@ final class OverlayTarget {
     func discard() {
         video?.abandon()
         video = nil
-        if let temp = temporaryVideo { try? FileManager.default.removeItem(atPath: temp) }
+        if let temp = temporaryVideo { try? FileManager.default.removeItem(atPath: temp); OutputFile.untrack(temp) }
         temporaryVideo = nil
     }
 }

@@ -59,6 +59,8 @@ enum PoseCommand {
                 setup.reporter?.closingLine = { try classifier.finalLine(json: json) }
             }
             let detector = PoseDetector.poseDetector(options: options)
+            // A bad model is one error before the first input, not one per frame.
+            try detector.validate()
             func visionImage(_ image: MPImage) -> VisionImage {
                 let v = VisionImage(image: image)
                 v.regionOfInterest = roi
@@ -69,7 +71,7 @@ enum PoseCommand {
                 if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
                 if let masks {
                     r.write = { frame, image in
-                        try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png")
+                        try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png", source: frame.file)
                     }
                 }
                 return r
@@ -103,7 +105,7 @@ enum PoseCommand {
 
     /// The poses' masks as one 8-bit gray PNG of the displayed image's size (the largest value of
     /// any pose at each pixel, rounded; 0 where nobody is).
-    static func writeMask(_ poses: [Pose], image: MPImage, to path: String) throws {
+    static func writeMask(_ poses: [Pose], image: MPImage, to path: String, source: String? = nil) throws {
         var pixels = [UInt8](repeating: 0, count: image.width * image.height)
         for mask in poses.compactMap(\.segmentationMask)
             where mask.width == image.width && mask.height == image.height {
@@ -113,7 +115,8 @@ enum PoseCommand {
         }
         try OutputFile.makeFolder((path as NSString).deletingLastPathComponent)
         let mask = DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels)
-        try OutputFile.write(path) { try ImageFile.writePNG(mask, to: $0) }
+        try OutputFile.write(PNG.encode(width: mask.width, height: mask.height, channels: 1, pixels: mask.pixels),
+                             to: path, source: source)
     }
 
     static func report(_ poses: [Pose]) -> FrameReport {

@@ -7,8 +7,7 @@ enum StandardOutput {
     static func write(_ text: String) {
         guard !text.isEmpty else { return }
         lock.lock(); defer { lock.unlock() }
-        fputs(text, stdout)
-        fflush(stdout)
+        StandardOutputWriter.write(text)
     }
 }
 
@@ -74,6 +73,12 @@ final class ReportOutput {
     func done() {
         guard let prefix = recordPrefix else { return }
         emit(prefix + "\"done\":true,\"frames\":\(frames)}")
+    }
+
+    /// The record of a worker input a signal stopped part way (its frames so far were written).
+    func interrupted() {
+        guard let prefix = recordPrefix else { return }
+        emit(prefix + "\"interrupted\":true,\"frames\":\(frames)}")
     }
 
     /// The lines held back, and no more held (nil when lines were written at once).

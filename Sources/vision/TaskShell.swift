@@ -32,6 +32,9 @@ struct TaskShell {
     }
 
     func run() throws {
+        // From here a signal ends the run cleanly (see Interrupt).
+        Interrupt.cooperate()
+        try OutputNames.checkDistinct(options)
         if options.flag("--stdin") || options.isSet("--jobs") {
             try WorkerRun(self).run()
             return

@@ -49,8 +49,7 @@ final class VideoInput {
         let token = Interrupt.add { child.terminate() }
         var stopped = false
         defer {
-            if !stopped { child.terminate() }
-            _ = child.wait()
+            _ = stopped ? child.wait() : child.stop()
             log.finish()
             Interrupt.remove(token)
         }
@@ -68,7 +67,8 @@ final class VideoInput {
             if Interrupt.requested { break }
         }
         stopped = true
-        let status = child.wait()
+        // Stopped by a signal: ffmpeg may be blocked writing a frame nobody will read.
+        let status = Interrupt.requested ? child.stop() : child.wait()
         log.finish()
         // A stream cut short by Ctrl-C is a normal end; otherwise ffmpeg's failure is the file's.
         if Interrupt.requested { return }

@@ -3,18 +3,21 @@ import TasksVisionEngine
 
 // `vision`: run TasksVision on models, images, folders, frame sequences, videos and cameras.
 setvbuf(stdout, nil, _IOLBF, 0)
-// A child ffmpeg that exits early must give an error on write, not kill us.
+// A child ffmpeg that exits early, or a closed standard output, must give an error on write, not kill us.
 signal(SIGPIPE, SIG_IGN)
+Interrupt.install()
 BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("vision: \(message)\n".utf8))
+    Interrupt.exitIfRequested()
     exit(1)
 }
 
 do {
     try CommandLineTool.run(arguments)
+    Interrupt.exitIfRequested()
     exit(0)
 } catch let help as HelpRequest {
     print(help.text)
@@ -24,6 +27,7 @@ do {
 } catch let failures as InputFailures {
     // Each failure was reported as it happened; a total helps only when there were several inputs.
     if failures.total > 1 { fail("\(failures)") }
+    Interrupt.exitIfRequested()
     exit(1)
 } catch {
     fail("\(error)")

@@ -1,0 +1,35 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writing standard output with write(2), so that a failed write is seen at once: a closed pipe (EPIPE, as under
+/// `| head -1`) ends the run quietly with status 141, as a shell reports a command killed by SIGPIPE; any other
+/// failure (ENOSPC on `> /dev/full`, EIO) is named on standard error and ends the run with status 1. Either way the
+/// ffmpeg children are stopped and partial files removed: output that was lost is never reported as a success.
+enum StandardOutputWriter {
+    /// Writes all of `text` to file descriptor 1, or ends the process.
+    static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(1, UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard n > 0 else { fail(n < 0 ? errno : EIO) }
+            written += n
+        }
+    }
+
+    /// Ends the run after a failed write to standard output.
+    static func fail(_ code: Int32) -> Never {
+        if code == EPIPE { Interrupt.stopNow(status: 141, message: nil) }
+        Interrupt.stopNow(status: 1, message: "cannot write standard output: " + String(cString: strerror(code)))
+    }
+}
+
+/// `print` of this module: through `StandardOutputWriter`, so that every command's output is checked.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    StandardOutput.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
+}
