@@ -200,7 +200,7 @@ closing_pipe() {
 }
 closing_pipe "hands --json, 30 photos" hands --json "$work/photos"
 closing_pipe "faces --json, video" faces --json --video "$work/clip.mp4"
-closing_pipe "hands --jobs 2" hands --jobs 2 "$work/photos"
+closing_pipe "hands --jobs 2, 30 photos" hands --jobs 2 "$work"/photos/*
 closing_pipe "models" models
 closing_pipe "kernels" kernels
 

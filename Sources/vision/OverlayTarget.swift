@@ -32,7 +32,7 @@ final class OverlayTarget {
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
                 throw OutputError.missingFolder(option: "--overlay", path: path, folder: folder)
             }
-            try OutputFile.checkWritable(directory: folder, option: "--overlay")
+            // The output policy: no folder or device in the video's place, a link followed, a writable folder.
             kind = .video(path: try OutputPath.file(path, option: "--overlay"), ffmpeg: ffmpeg)
         } else {
             try OutputFile.checkWritable(directory: path, option: "--overlay")
