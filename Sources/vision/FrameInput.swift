@@ -79,7 +79,7 @@ final class FrameInput {
             throw UsageError("give images (PATH...) or --video, not both (got \(o.positional.joined(separator: " ")))")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)
         }
         if isDirectory.boolValue {
@@ -93,7 +93,8 @@ final class FrameInput {
         }
         if o.isSet("--fps") { throw UsageError("--fps applies to a folder of frames; \(path) has its own timestamps") }
         ffmpeg = try FFmpeg.locate(for: "--video")
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        let type = (try? FileManager.default.attributesOfItem(atPath: NativePath.native(path)))?[.type]
+            as? FileAttributeType
         if type == .typeCharacterSpecial {
             source = .camera(path)
             runningMode = .liveStream
@@ -111,7 +112,7 @@ final class FrameInput {
         maxFrames = try o.number("--max-frames").map { Int($0) }
         frameMilliseconds = TaskOptions.defaultFrameMilliseconds
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)
         }
         if isDirectory.boolValue || Self.imageExtensions.contains((path as NSString).pathExtension.lowercased()) {
@@ -158,7 +159,7 @@ final class FrameInput {
                     try body(Frame(file: p, index: nil, timestamp: nil, image: .failure(error)))
                 }
             }
-            if files.isEmpty && paths.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+            if files.isEmpty && paths.allSatisfy({ FileManager.default.fileExists(atPath: NativePath.native($0)) }) {
                 throw InputError.noImages(paths.joined(separator: " "))
             }
             for (i, f) in files.enumerated() {
@@ -196,9 +197,13 @@ final class FrameInput {
     /// An image file, or a folder's images sorted by name.
     static func imageFiles(_ p: String) throws -> [String] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: p, isDirectory: &isDirectory) else { throw InputError.missing(p) }
+        guard FileManager.default.fileExists(atPath: NativePath.native(p), isDirectory: &isDirectory) else {
+            throw InputError.missing(p)
+        }
         guard isDirectory.boolValue else { return [p] }
-        let names = try FileManager.default.contentsOfDirectory(atPath: p).sorted()
+        // Listed from the names' bytes, so a name that is not UTF-8 is kept (NativePath).
+        let names = try (NativePath.contentsOfDirectory(p) ?? FileManager.default.contentsOfDirectory(atPath: p))
+            .sorted()
         let images = names.filter { imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
         return images.map { p + "/" + $0 }
     }

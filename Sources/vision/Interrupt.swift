@@ -99,14 +99,14 @@ enum StandardInputLines {
     static func next() -> String? {
         while true {
             if let nl = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self)
+                let line = NativePath.decode(buffer[..<nl])
                 buffer.removeSubrange(...nl)
                 return line
             }
             if ended {
                 guard !buffer.isEmpty else { return nil }
                 defer { buffer = [] }
-                return String(decoding: buffer, as: UTF8.self)
+                return NativePath.decode(buffer)
             }
             if Interrupt.requested { return nil }
             var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)

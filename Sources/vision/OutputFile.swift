@@ -38,7 +38,7 @@ enum OutputFile {
             try body(temp)
             try commit(temp, to: path)
         } catch {
-            try? FileManager.default.removeItem(atPath: temp)
+            _ = NativePath.withCString(temp) { unlink($0) }
             throw error
         }
     }
@@ -50,7 +50,7 @@ enum OutputFile {
 
     /// Creates `path` and writes all of `bytes` with POSIX calls, so that a full disk or an I/O error is named.
     static func writeAll(_ bytes: [UInt8], to path: String, name: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        let fd = NativePath.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o666) }
         guard fd >= 0 else { throw OutputError.cannotWrite(name, reason: String(cString: strerror(errno))) }
         var written = 0
         while written < bytes.count {
@@ -85,26 +85,25 @@ enum OutputFile {
     /// Removes every temporary file being written (a run stopped at once: a second Ctrl-C, a closed output).
     static func removePartials() {
         lock.lock(); let all = partials; lock.unlock()
-        for p in all { unlink(p) }
+        for p in all { _ = NativePath.withCString(p) { unlink($0) } }
     }
 
     /// Removes this program's temporary files in `folder` left by runs that have ended (killed, or the machine
     /// stopped): their process id no longer runs. Files of a run still going are left alone.
     static func removeStale(in folder: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)
-        else { return }
+        guard let names = NativePath.contentsOfDirectory(folder.isEmpty ? "." : folder) else { return }
         for name in names where name.hasPrefix(".") {
             guard let r = name.range(of: marker, options: .backwards) else { continue }
             let digits = name[r.upperBound...].split(separator: "-")
             guard digits.count == 2, let pid = Int32(digits[0]), Int(digits[1]) != nil, pid > 0 else { continue }
             if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
-            unlink((folder.isEmpty ? "." : folder) + "/" + name)
+            _ = NativePath.withCString((folder.isEmpty ? "." : folder) + "/" + name) { unlink($0) }
         }
     }
 
     /// Renames a finished temporary file to its place, replacing what is there.
     static func commit(_ temp: String, to path: String) throws {
-        guard rename(temp, path) == 0 else {
+        guard NativePath.withCString(temp, { t in NativePath.withCString(path) { rename(t, $0) } }) == 0 else {
             let reason = String(cString: strerror(errno))
             throw OutputError.cannotWrite(path, reason: reason)
         }

@@ -31,7 +31,8 @@ enum OutputPath {
 
     static func kind(_ path: String, following: Bool = false) -> Kind {
         var s = stat()
-        guard (following ? stat(path, &s) : lstat(path, &s)) == 0 else { return .missing }
+        let found = NativePath.withCString(path) { following ? stat($0, &s) : lstat($0, &s) }
+        guard found == 0 else { return .missing }
         switch s.st_mode & S_IFMT {
         case S_IFREG: return .regular
         case S_IFDIR: return .folder

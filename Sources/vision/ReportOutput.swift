@@ -103,6 +103,6 @@ final class ReportOutput {
     /// A JSON string literal, escaped as the JSON lines' own strings are.
     static func quoted(_ text: String) -> String {
         guard let data = try? TaskCommandSupport.encoder.encode(text) else { return "\"\"" }
-        return String(decoding: data, as: UTF8.self)
+        return NativePath.escapingJSON(String(decoding: data, as: UTF8.self))
     }
 }

@@ -12,7 +12,8 @@ import Darwin
 enum StandardOutputWriter {
     /// Writes all of `text` to file descriptor 1, or ends the process.
     static func write(_ text: String) {
-        let bytes = Array(text.utf8)
+        // A file name's bytes that are not UTF-8 are printed as themselves (NativePath).
+        let bytes = NativePath.bytes(text)
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { systemWrite(1, UnsafeRawBufferPointer(rebasing: $0[written...])) }

@@ -35,7 +35,7 @@ final class VideoInput {
         var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info"]
         if camera { args += ["-f", "v4l2"] } else if realTime { args += ["-re"] }
         if !autorotate { args += ["-noautorotate"] }
-        args += ["-i", path, "-map", "0:v:0", "-vf", "showinfo"] + ffmpeg.passthroughArguments
+        args += ["-i", NativePath.native(path), "-map", "0:v:0", "-vf", "showinfo"] + ffmpeg.passthroughArguments
         if let n = maxFrames { args += ["-frames:v", String(n)] }
         return args + ["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
     }

@@ -7,7 +7,8 @@ setvbuf(stdout, nil, _IOLBF, 0)
 signal(SIGPIPE, SIG_IGN)
 Interrupt.install()
 BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
-let arguments = Array(CommandLine.arguments.dropFirst())
+// From the raw bytes: a file name that is not UTF-8 is kept (NativePath).
+let arguments = Array(NativePath.arguments.dropFirst())
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("vision: \(message)\n".utf8))

@@ -189,7 +189,7 @@ final class OutputPolicyTests: XCTestCase {
     /// `hands --json img > /dev/full` exits 0 no more; a closed pipe ends the run quietly.
     func testStandardOutputErrors() throws {
         let image = CLI.images + "/hand_victory_1.png"
-        let full = try shell("'\(CLI.executable)' hands --json '\(image)' > /dev/full; echo \"status $?\"")
+        let full = try shell("'\(CLI.executable)' hands --json '\(image)' 2>&1 > /dev/full; echo \"status $?\"")
         XCTAssertEqual(full, "vision: cannot write standard output: No space left on device\nstatus 1\n")
         let piped = try shell("'\(CLI.executable)' hands --json '\(image)' '\(image)' '\(image)' | head -c 1 "
                               + ">/dev/null; echo \"status ${PIPESTATUS[0]}\"")
@@ -229,6 +229,24 @@ final class OutputPolicyTests: XCTestCase {
         let records = try String(contentsOfFile: dir + "/rec", encoding: .utf8).split(separator: "\n")
         XCTAssertTrue(records.last?.hasPrefix("{\"input\":\"\(clip)\",\"interrupted\":true,\"frames\":") == true,
                       "\(records.last ?? "")")
+    }
+
+    /// A file name that is not UTF-8 (Latin-1 "café.png") is read, from a folder and as an argument, and round-trips:
+    /// JSON writes its byte as \udce9 (Python's os.fsencode gives the bytes back), a summary line prints the bytes.
+    func testFileNamesThatAreNotUTF8() throws {
+        let dir = try CLI.temporaryDirectory(removedAfter: self)
+        let name = "caf\u{F7E9}.png"
+        XCTAssertEqual(NativePath.decode(Array("caf".utf8) + [0xE9] + Array(".png".utf8)), name)
+        XCTAssertEqual(NativePath.bytes(name), Array("caf".utf8) + [0xE9] + Array(".png".utf8))
+        XCTAssertEqual(NativePath.decode(Array("café".utf8)), "café")
+        XCTAssertEqual(NativePath.escapingJSON("{\"file\":\"\(name)\"}"), "{\"file\":\"caf\\udce9.png\"}")
+        let image = CLI.images + "/hand_victory_1.png"
+        let copy = try shell("cp '\(image)' \"\(dir)/$(printf 'caf\\351.png')\" && echo ok")
+        XCTAssertEqual(copy, "ok\n")
+        let folder = try shell("'\(CLI.executable)' hands --json '\(dir)' | head -c 60")
+        XCTAssertEqual(folder, "{\"file\":\"\(dir)/caf\\udce9.png\",\"height\":", folder)
+        let argument = try shell("'\(CLI.executable)' hands \"\(dir)/$(printf 'caf\\351.png')\" | od -An -c | tr -s ' '")
+        XCTAssertTrue(argument.contains("c a f 351 . p n g :"), argument)
     }
 
     private func shell(_ script: String) throws -> String {
