@@ -61,6 +61,11 @@ final class FrameInput {
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
         frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskOptions.defaultFrameMilliseconds
+        // Above 1000 frames a second, frames a millisecond apart would share timestamps.
+        if let fps = try o.number("--fps"), fps > 1000 {
+            throw UsageError("--fps \(OptionSpec.format(fps)) is out of range: at most 1000 (timestamps are whole "
+                             + "milliseconds and must increase)")
+        }
         guard let path = o.string("--video") else {
             guard !o.positional.isEmpty else {
                 let forms = o.table.positional.joined(separator: " | ")

@@ -33,7 +33,7 @@ enum TaskOptions {
               "draw the results: a PNG per input into DIR, or a video (.mp4 .m4v .mov .mkv .avi) through ffmpeg"),
         .text("--video", "DIR|FILE|/dev/videoN", default: "none",
               "video mode over a folder of frames (sorted by name) or a video file; live stream from a V4L2 camera"),
-        .number("--fps", "X", NumberRange(minimum: 0, minimumIncluded: false, maximum: 1000), default: nil,
+        .number("--fps", "X", .positive, default: nil,
                 note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame",
                 "frame rate of a --video folder (video files and cameras carry their own timestamps)"),
         .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video"),

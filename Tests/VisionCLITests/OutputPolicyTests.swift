@@ -152,7 +152,8 @@ final class OutputPolicyTests: XCTestCase {
         XCTAssertEqual(smooth.status, 1)
         XCTAssertEqual(smooth.stderr, "vision: --smooth applies to --video input, not to images\n")
         let fps = try CLI.run(["faces", "--fps", "1001", "--video", CLI.sequences + "/hand_asl_1"])
-        XCTAssertEqual(fps.stderr, "vision: --fps 1001 is out of range: allowed (0, 1000]\n")
+        XCTAssertEqual(fps.stderr, "vision: --fps 1001 is out of range: at most 1000 (timestamps are whole "
+                       + "milliseconds and must increase)\n")
         // At 1000 frames a second every frame still gets a later timestamp.
         let r = try CLI.run(["faces", "--json", "--fps", "1000", "--max-frames", "4", "--video",
                              CLI.sequences + "/hand_asl_1"])

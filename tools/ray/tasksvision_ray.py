@@ -224,7 +224,7 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
         raise ValueError("no inputs")
     output = os.path.abspath(output)
     checkpoint = os.path.abspath(checkpoint or output.rstrip("/") + ".checkpoint")
-    written = read_records(output) if os.path.isdir(output) else []
+    written = done_records(output) if os.path.isdir(output) else []
     if written and not resume:
         raise ValueError(f"{output} already holds {len(written)} records: remove it, or run with resume to skip "
                          "the inputs done")
@@ -275,6 +275,24 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     if os.path.exists(listing):
         os.remove(listing)
     return output
+
+
+def done_records(output: str) -> List[dict]:
+    """The records already in `output`, for skipping what is done; a line cut short by a stopped write is left out
+    (its input has no `done` record, so it runs again)."""
+    try:
+        return read_records(output)
+    except ValueError:
+        rows: List[dict] = []
+        for name in sorted(os.listdir(output)):
+            if name.endswith(".jsonl"):
+                with open(os.path.join(output, name)) as f:
+                    for line in f:
+                        try:
+                            rows.append(json.loads(line))
+                        except ValueError:
+                            pass
+        return rows
 
 
 def read_records(output: str) -> List[dict]:
