@@ -244,8 +244,8 @@ final class OutputPolicyTests: XCTestCase {
         let image = CLI.images + "/hand_victory_1.png"
         let copy = try shell("cp '\(image)' \"\(dir)/$(printf 'caf\\351.png')\" && echo ok")
         XCTAssertEqual(copy, "ok\n")
-        let folder = try shell("'\(CLI.executable)' hands --json '\(dir)' | head -c 60")
-        XCTAssertEqual(folder, "{\"file\":\"\(dir)/caf\\udce9.png\",\"height\":", folder)
+        let folder = try shell("'\(CLI.executable)' hands --json '\(dir)'")
+        XCTAssertTrue(folder.hasPrefix("{\"file\":\"\(dir)/caf\\udce9.png\",\"height\":"), folder)
         let argument = try shell("'\(CLI.executable)' hands \"\(dir)/$(printf 'caf\\351.png')\" | od -An -c | tr -s ' '")
         XCTAssertTrue(argument.contains("c a f 351 . p n g :"), argument)
     }
