@@ -111,7 +111,10 @@ signal_case() {
     [ $status = 0 ] || problems+=("ended before the signal with status $status")
   fi
   [ "$(children "$case")" = 0 ] || problems+=("ffmpeg left running")
-  [ "$(children "$work/clip.mp4")" = 0 ] || { pkill -KILL -f "ffmpeg.*$work/clip.mp4"; problems+=("decoder left running"); }
+  if [ "$(children "$work/clip.mp4")" != 0 ]; then
+    pkill -KILL -f "ffmpeg.*$work/clip.mp4"
+    problems+=("decoder left running")
+  fi
   [ "$(partials "$case")" = 0 ] || problems+=("partial files left")
   if [ -f "$case/o.mp4" ] && ! ffprobe -v error -show_entries format=duration "$case/o.mp4" >/dev/null 2>&1; then
     problems+=("overlay video not playable")

@@ -32,7 +32,8 @@ enum GesturesEvaluateCommand {
     static func requireCustomClassifier(_ path: String) throws {
         let gestures = try TaskBundle(path: path).bundle(GestureRecognizerBundle.handGestureRecognizer)
         guard gestures.contains(GestureRecognizerBundle.custom) else {
-            throw UsageError("\(path) has no custom gesture classifier (\(GestureRecognizerBundle.custom)) to evaluate; "
+            throw UsageError("\(path) has no custom gesture classifier (\(GestureRecognizerBundle.custom)) "
+                             + "to evaluate; "
                              + "give a bundle written by 'vision gestures train'")
         }
     }

@@ -73,6 +73,7 @@ enum Interrupt {
     static func stopNow(status: Int32, message: String?) -> Never {
         ChildProcess.killAll()
         OutputFile.removePartials()
+        NativePath.removeAliases()
         if let message {
             let line = Array("vision: \(message)\n".utf8)
             _ = line.withUnsafeBytes { systemWrite(2, $0) }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Files the command line writes (overlays, masks, CSVs, bundles, models) appear whole or not at all: each is written under a
-/// temporary name beside its place and renamed there when complete, so a run stopped or retried part
-/// way never leaves a half-written file under the real name.
+/// Files the command line writes (overlays, masks, CSVs, bundles, models) appear whole or not at all: each is
+/// written under a temporary name beside its place and renamed there when complete, so a run stopped or retried
+/// part way never leaves a half-written file under the real name.
 enum OutputFile {
     nonisolated(unsafe) private static var counter = 0
     private static let lock = NSLock()

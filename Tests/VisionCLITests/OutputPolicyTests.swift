@@ -71,7 +71,9 @@ final class OutputPolicyTests: XCTestCase {
         let running = dir + "/.c.png.vision-partial-1-1"
         let mine = dir + "/.d.png.vision-partial-\(getpid())-9"
         let other = dir + "/.e.png.partial"
-        for p in [stale, running, mine, other] { XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: nil)) }
+        for p in [stale, running, mine, other] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: nil))
+        }
         OutputFile.removeStale(in: dir)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
         for p in [running, mine, other] { XCTAssertTrue(FileManager.default.fileExists(atPath: p), p) }
@@ -138,7 +140,8 @@ final class OutputPolicyTests: XCTestCase {
         XCTAssertTrue(fm.createFile(atPath: dir + "/photos/yoga/empty.png", contents: Data()))
         XCTAssertTrue(fm.createFile(atPath: dir + "/photos/yoga/text.jpg", contents: Data("hello".utf8)))
         try fm.createSymbolicLink(atPath: dir + "/photos/yoga/dangling.png", withDestinationPath: dir + "/none.png")
-        try fm.createSymbolicLink(atPath: dir + "/photos/yoga/a,b.png", withDestinationPath: CLI.images + "/pose_yoga_2.png")
+        try fm.createSymbolicLink(atPath: dir + "/photos/yoga/a,b.png",
+                                  withDestinationPath: CLI.images + "/pose_yoga_2.png")
         let r = try CLI.run(["pose", "samples", dir + "/photos", "--out", dir + "/s.csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
         for name in ["empty.png", "text.jpg", "dangling.png", "a,b.png"] {
@@ -246,7 +249,8 @@ final class OutputPolicyTests: XCTestCase {
         XCTAssertEqual(copy, "ok\n")
         let folder = try shell("'\(CLI.executable)' hands --json '\(dir)'")
         XCTAssertTrue(folder.hasPrefix("{\"file\":\"\(dir)/caf\\udce9.png\",\"height\":"), folder)
-        let argument = try shell("'\(CLI.executable)' hands \"\(dir)/$(printf 'caf\\351.png')\" | od -An -c | tr -s ' '")
+        let argument = try shell("'\(CLI.executable)' hands \"\(dir)/$(printf 'caf\\351.png')\" "
+                                 + "| od -An -c | tr -s ' '")
         XCTAssertTrue(argument.contains("c a f 351 . p n g :"), argument)
     }
 
