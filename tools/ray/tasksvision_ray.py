@@ -213,8 +213,8 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     libopenblas and the models). With `resume` (the default), Ray Data's checkpoint at `checkpoint`
     (default: `output` + ".checkpoint") records the inputs written; a job stopped part way and run again
     processes only the rest. Ray deletes the checkpoint when a job succeeds, so the records already in
-    `output` are read too: an input with its `done` record there is skipped, and a finished job run again
-    writes nothing (it never duplicates rows). Without `resume`, an output folder that holds records is
+    `output` are read too: an input with rows there is skipped, and a finished job run again writes nothing
+    (it never duplicates rows). Without `resume`, an output folder that holds records is
     refused (remove it first). Starts a local Ray if none is running. Returns `output`.
     """
     if format not in ("json", "parquet"):
@@ -228,9 +228,9 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     if written and not resume:
         raise ValueError(f"{output} already holds {len(written)} records: remove it, or run with resume to skip "
                          "the inputs done")
-    # JSON lines keep each input's `done` record; Parquet keeps its rows only, an input's all in one block.
-    parquet = any(n.endswith(".parquet") for n in os.listdir(output)) if written else False
-    done = {r[INPUT] for r in written if parquet or r.get("done")}
+    # An input's rows are written together, in one block: an input with a row in the output is done (one without
+    # rows, a video with no frame, writes none when run again either).
+    done = {r[INPUT] for r in written}
     paths = [p for p in paths if p not in done]
     if not paths:
         return output
@@ -278,8 +278,8 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
 
 
 def done_records(output: str) -> List[dict]:
-    """The records already in `output`, for skipping what is done; a line cut short by a stopped write is left out
-    (its input has no `done` record, so it runs again)."""
+    """The records already in `output`, for skipping what is done; a line cut short by a stopped write is left
+    out."""
     try:
         return read_records(output)
     except ValueError:
