@@ -50,8 +50,29 @@ enum Interrupt {
         lock.unlock()
         if again || !cooperative { stopNow(status: 130, message: "interrupted") }
         for h in all { h() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
-            stopNow(status: 130, message: "interrupted (stopped at once after \(grace) s)")
+        watch(after: grace, until: .now() + longestGrace)
+    }
+
+    /// An overlay video being closed may take longer than `grace` (the encoder's lookahead): up to this long.
+    static let longestGrace: Double = 5
+    nonisolated(unsafe) private static var closing = 0
+
+    /// Marks an output being closed (an overlay video's trailer written) for the duration of `body`.
+    static func closingOutput<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock(); closing += 1; lock.unlock()
+        defer { lock.lock(); closing -= 1; lock.unlock() }
+        return try body()
+    }
+
+    /// Stops the run at once `delay` s from now, or later while an output is being closed (until `last`).
+    private static func watch(after delay: Double, until last: DispatchTime) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+            lock.lock(); let busy = closing > 0; lock.unlock()
+            if busy && DispatchTime.now() < last {
+                watch(after: 0.25, until: last)
+            } else {
+                stopNow(status: 130, message: "interrupted (stopped at once: the clean end took too long)")
+            }
         }
     }
 

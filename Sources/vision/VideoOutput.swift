@@ -78,7 +78,8 @@ final class VideoOutput {
 
     /// Ends the input and waits for ffmpeg to finish the file.
     func finish() throws {
-        let status = child.wait()
+        // After Ctrl-C the run waits for the trailer a little longer than its usual grace (Interrupt).
+        let status = Interrupt.closingOutput { child.wait() }
         log.finish()
         guard status == 0 else { throw FFmpegError.failed(file: name, message: log.lastError) }
     }
