@@ -60,7 +60,7 @@ final class FrameInput {
         orientation = try o.string("--orientation").map(Self.orientation)
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
-        frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskOptions.defaultFrameMilliseconds
+        frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskCommandOptions.defaultFrameMilliseconds
         // Above 1000 frames a second, frames a millisecond apart would share timestamps.
         if let fps = try o.number("--fps"), fps > 1000 {
             throw UsageError("--fps \(OptionSpec.format(fps)) is out of range: at most 1000 (timestamps are whole "
@@ -115,7 +115,7 @@ final class FrameInput {
         orientation = try o.string("--orientation").map(Self.orientation)
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
-        frameMilliseconds = TaskOptions.defaultFrameMilliseconds
+        frameMilliseconds = TaskCommandOptions.defaultFrameMilliseconds
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)

@@ -1,31 +1,21 @@
 import Foundation
+import TasksVisionFormat
 
 /// Files the command line writes (overlays, masks, CSVs, bundles, models) appear whole or not at all: each is
 /// written under a temporary name beside its place and renamed there when complete, so a run stopped or retried
 /// part way never leaves a half-written file under the real name.
 enum OutputFile {
-    nonisolated(unsafe) private static var counter = 0
     private static let lock = NSLock()
     /// Temporary files being written now, removed by `removePartials` when the run is stopped at once.
     nonisolated(unsafe) private static var partials: Set<String> = []
     /// Files written in this run, with the input each came from: a second input writing the same name is refused.
     nonisolated(unsafe) private static var claims: [String: String] = [:]
 
-    /// What marks this program's temporary files: ".NAME.vision-partial-PID-N". Hidden, and ending in a number,
-    /// never in an image or video extension, so no folder scan mistakes one for a result.
-    static let marker = ".vision-partial-"
+    /// What marks this program's temporary files (`AtomicFile`'s, shared with the training's writers).
+    static let marker = AtomicFile.marker
 
     /// A hidden name in `path`'s folder, unique to this process: "dir/.out.mp4.vision-partial-4242-1".
-    static func temporaryName(for path: String) -> String {
-        lock.lock()
-        counter += 1
-        let n = counter
-        lock.unlock()
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temp = ".\(name)\(marker)\(getpid())-\(n)"
-        return dir.isEmpty ? temp : dir + "/" + temp
-    }
+    static func temporaryName(for path: String) -> String { AtomicFile.temporaryName(for: path) }
 
     /// Calls `body` with a temporary path and renames it to `path` when `body` returns; removes it if `body` throws.
     /// `source` (the input) claims `path` for this run: another input writing the same name fails.

@@ -34,3 +34,16 @@ enum StandardOutputWriter {
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     StandardOutput.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
 }
+
+/// What the executable's main does around `CommandLineTool.run` (issue 45): signals caught, the arguments' own
+/// bytes, standard output checked, exit 130 after a signal.
+public enum ToolProcess {
+    /// Catches SIGINT and SIGTERM from now on (first thing in main).
+    public static func start() { Interrupt.install() }
+    /// The command line's arguments from their bytes (a file name that is not UTF-8 is kept: `NativePath`).
+    public static var arguments: [String] { NativePath.arguments }
+    /// Exits with 130 (after "vision: interrupted") if a signal ended the run.
+    public static func exitIfInterrupted() { Interrupt.exitIfRequested() }
+    /// Writes a line to standard output, checked as every output line is.
+    public static func printLine(_ text: String) { StandardOutput.write(text + "\n") }
+}
