@@ -150,7 +150,8 @@ for sig in INT TERM; do
   signal_case "hands, photos" $sig - hands --json "$work/photos"
   signal_case "faces, photo folder with --overlay DIR" $sig - faces "$work/photos" --overlay @CASE@/ov
   signal_case "palms, folder of frames (video mode)" $sig - palms --json --video "$frames"
-  signal_case "hands, video file with --overlay o.mp4" $sig - hands --json --video "$work/clip.mp4" --overlay @CASE@/o.mp4
+  signal_case "hands, video file with --overlay o.mp4" $sig - hands --json --video "$work/clip.mp4" \
+    --overlay @CASE@/o.mp4
   signal_case "gestures, video file --live" $sig - gestures --json --video "$work/clip.mp4" --live
   signal_case "pose, video file with --masks DIR" $sig - pose --json --video "$work/clip.mp4" --masks @CASE@/m
   signal_case "hands --jobs 2 (videos)" $sig - hands --jobs 2 "$work/clip.mp4" "$work/clip.mp4" "$work/clip.mp4"
@@ -247,17 +248,26 @@ for target in "folder:$work/victim" "device:/dev/null" "FIFO:$work/fifo" "socket
   refused "gestures landmarks --out" "$kind" "$path" -- gestures landmarks "$work/gestures" --out "$path"
   refused "gestures train --out" "$kind" "$path" -- gestures train --landmarks "$work/landmarks.csv" --out "$path"
 done
-refused "pose samples --out (the dataset itself)" "folder" "$work/poses" -- pose samples "$work/poses" --out "$work/poses"
+refused "pose samples --out (the dataset itself)" "folder" "$work/poses" -- \
+  pose samples "$work/poses" --out "$work/poses"
 mkdir -p "$work/victim.mp4" && echo keep >"$work/victim.mp4/keep"
-refused "hands --overlay FILE.mp4" "folder" "$work/victim.mp4" -- hands --video "$work/short.mp4" --overlay "$work/victim.mp4"
-refused "faces --overlay DIR" "device (folder to fill)" "/dev/null" -- faces "$images/face_frontal_1.png" --overlay /dev/null
-refused "faces --overlay DIR" "a file (folder to fill)" "$work/a-file" -- faces "$images/face_frontal_1.png" --overlay "$work/a-file"
-refused "pose --masks DIR" "a file (folder to fill)" "$work/a-file" -- pose "$images/pose_yoga_1.png" --masks "$work/a-file"
-refused "model run --out DIR" "a file (folder to fill)" "$work/a-file" -- model run "$here/Models/hand_landmarker.task:hand_detector.tflite" --out "$work/a-file"
+refused "hands --overlay FILE.mp4" "folder" "$work/victim.mp4" -- \
+  hands --video "$work/short.mp4" --overlay "$work/victim.mp4"
+refused "faces --overlay DIR" "device (folder to fill)" "/dev/null" -- \
+  faces "$images/face_frontal_1.png" --overlay /dev/null
+refused "faces --overlay DIR" "a file (folder to fill)" "$work/a-file" -- \
+  faces "$images/face_frontal_1.png" --overlay "$work/a-file"
+refused "pose --masks DIR" "a file (folder to fill)" "$work/a-file" -- \
+  pose "$images/pose_yoga_1.png" --masks "$work/a-file"
+refused "model run --out DIR" "a file (folder to fill)" "$work/a-file" -- \
+  model run "$here/Models/hand_landmarker.task:hand_detector.tflite" --out "$work/a-file"
 refused "models fetch --out DIR" "a file (folder to fill)" "$work/a-file" -- models fetch --out "$work/a-file"
 # Two inputs of one name into one overlay folder: refused before any work.
-mkdir -p "$work/c1" "$work/c2"; ln -sf "$images/hand_victory_1.png" "$work/c1/a.png"; ln -sf "$images/hand_victory_1.png" "$work/c2/a.png"
-refused "hands --overlay DIR, c1/a.png and c2/a.png" "shared by two inputs" "$work/c2/a.png" -- hands "$work/c1/a.png" "$work/c2/a.png" --overlay "$work/ov-names"
+mkdir -p "$work/c1" "$work/c2"
+ln -sf "$images/hand_victory_1.png" "$work/c1/a.png"
+ln -sf "$images/hand_victory_1.png" "$work/c2/a.png"
+refused "hands --overlay DIR, c1/a.png and c2/a.png" "shared by two inputs" "$work/c2/a.png" -- \
+  hands "$work/c1/a.png" "$work/c2/a.png" --overlay "$work/ov-names"
 
 # A link is followed, as the shell's > follows it: the link stays, its target gets the output.
 "$vision" pose samples "$work/poses" --out "$work/link.csv" >/dev/null 2>&1; status=$?
@@ -272,10 +282,14 @@ ro="$work/ro"; mkdir -p "$ro"
 if mount -t tmpfs -o size=64k,ro tmpfs "$ro" 2>/dev/null; then
   mounts+=("$ro")
   refused "pose samples --out" "in a read-only folder" "$ro/s.csv" -- pose samples "$work/poses" --out "$ro/s.csv"
-  refused "gestures train --out" "in a read-only folder" "$ro/g.task" -- gestures train --landmarks "$work/landmarks.csv" --out "$ro/g.task"
-  refused "hands --overlay DIR" "in a read-only folder" "$ro/ov" -- hands "$images/hand_victory_1.png" --overlay "$ro/ov"
-  refused "hands --overlay FILE.mp4" "in a read-only folder" "$ro/o.mp4" -- hands --video "$work/short.mp4" --overlay "$ro/o.mp4"
-  refused "model run --out DIR" "in a read-only folder" "$ro/out" -- model run "$here/Models/hand_landmarker.task:hand_detector.tflite" --out "$ro/out"
+  refused "gestures train --out" "in a read-only folder" "$ro/g.task" -- \
+    gestures train --landmarks "$work/landmarks.csv" --out "$ro/g.task"
+  refused "hands --overlay DIR" "in a read-only folder" "$ro/ov" -- \
+    hands "$images/hand_victory_1.png" --overlay "$ro/ov"
+  refused "hands --overlay FILE.mp4" "in a read-only folder" "$ro/o.mp4" -- \
+    hands --video "$work/short.mp4" --overlay "$ro/o.mp4"
+  refused "model run --out DIR" "in a read-only folder" "$ro/out" -- \
+    model run "$here/Models/hand_landmarker.task:hand_detector.tflite" --out "$ro/out"
 else
   record "output is read-only" "every writer" "refused before the work" "skipped: mount not permitted"
 fi

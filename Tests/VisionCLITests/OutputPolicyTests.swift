@@ -97,9 +97,9 @@ final class OutputPolicyTests: XCTestCase {
     func testOptionAliases() throws {
         let parsed = try ModelCommand.runTable.parse(["m.tflite", "--output", "d"])
         XCTAssertEqual(parsed.string("--out"), "d")
-        XCTAssertEqual(try ModelsCommand.fetchTable.parse(["--to", "d"]).string("--out"), "d")
-        XCTAssertEqual(try HandsCommand.handsTable.parse(["-j", "2", "a.png"]).string("--jobs"), "2")
-        XCTAssertThrowsError(try HandsCommand.handsTable.parse(["-x", "a.png"])) { error in
+        XCTAssertEqual(try ModelsFetchCommand.table.parse(["--to", "d"]).string("--out"), "d")
+        XCTAssertEqual(try HandsCommand.table.parse(["-j", "2", "a.png"]).string("--jobs"), "2")
+        XCTAssertThrowsError(try HandsCommand.table.parse(["-x", "a.png"])) { error in
             XCTAssertEqual((error as? UsageError)?.message, "unknown option '-x' for 'vision hands' "
                            + "(see vision hands --help)")
         }
