@@ -69,12 +69,9 @@ public enum BLASConfiguration {
             return
         }
         setenv("OPENBLAS_CORETYPE", core, 1)
-        let args = CommandLine.arguments
-        var cArgs = args.map { strdup($0) }
-        cArgs.append(nil)
-        execv("/proc/self/exe", cArgs)
+        // The arguments' own bytes (CommandLine.arguments would replace a file name's bytes that are not UTF-8).
+        execv("/proc/self/exe", CommandLine.unsafeArgv)
         // execv only returns on failure: carry on with the kernels we have.
-        for p in cArgs { free(p) }
         #endif
     }
 

@@ -19,8 +19,12 @@ public enum AtomicFile {
     nonisolated(unsafe) private static var counter = 0
     private static let lock = NSLock()
 
-    /// A hidden name in `path`'s folder, unique to this process and call, keeping the extension (ffmpeg
-    /// picks a container by it): "dir/.out.mp4.part-4242-1.mp4".
+    /// What marks a temporary file: ".NAME.vision-partial-PID-N".
+    public static let marker = ".vision-partial-"
+
+    /// A hidden name in `path`'s folder, unique to this process and call: "dir/.out.mp4.vision-partial-4242-1".
+    /// It ends in a number, never in an image or video extension, so no folder scan takes it for a result (the
+    /// command line gives ffmpeg the container of a video by name).
     public static func temporaryName(for path: String) -> String {
         lock.lock()
         counter += 1
@@ -28,8 +32,7 @@ public enum AtomicFile {
         lock.unlock()
         let dir = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        let temp = ".\(name).part-\(getpid())-\(n)" + (ext.isEmpty ? "" : "." + ext)
+        let temp = ".\(name)\(marker)\(getpid())-\(n)"
         return dir.isEmpty ? temp : dir + "/" + temp
     }
 

@@ -30,6 +30,10 @@ public enum CommandLineTool {
             print(args.dropFirst().contains("--json") ? CommandList.json : usage)
             return
         }
+        if first == "--version" || first == "version" {
+            print(VisionVersion.line)
+            return
+        }
         if let (command, rest) = Commands.find(args) {
             try command.run(try command.table.parse(rest))
             return

@@ -168,6 +168,19 @@ final class ChildProcess {
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         do { try process.run() } catch { throw FFmpegError.cannotStart(executable, reason: "\(error)") }
+        Self.register(process.processIdentifier)
+    }
+
+    private static let liveLock = NSLock()
+    nonisolated(unsafe) private static var live: Set<Int32> = []
+
+    private static func register(_ pid: Int32) { liveLock.lock(); live.insert(pid); liveLock.unlock() }
+    private static func unregister(_ pid: Int32) { liveLock.lock(); live.remove(pid); liveLock.unlock() }
+
+    /// Kills every child still running (the run is stopped at once).
+    static func killAll() {
+        liveLock.lock(); let all = live; liveLock.unlock()
+        for pid in all { kill(pid, SIGKILL) }
     }
 
     var errorDescriptor: Int32 { errorPipe.fileHandleForReading.fileDescriptor }
@@ -222,13 +235,32 @@ final class ChildProcess {
         try? pipe.fileHandleForWriting.close()
     }
 
-    /// Asks the child to stop (SIGTERM); ffmpeg then closes its output.
-    func terminate() { if process.isRunning { process.terminate() } }
+    /// Asks the child to stop (SIGTERM); ffmpeg then closes its output. One that has not ended a second later
+    /// (blocked writing into a pipe nobody reads) is killed.
+    func terminate() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in
+            if let self, self.process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Stops a decoder whose output is no longer read: closes that output (a child blocked writing it gets EPIPE),
+    /// terminates it and waits.
+    func stop() -> Int32 {
+        if process.isRunning {
+            try? outputPipe.fileHandleForReading.close()
+            terminate()
+        }
+        return wait()
+    }
 
     /// Waits for the child and returns its exit status.
     func wait() -> Int32 {
         closeInput()
         process.waitUntilExit()
+        Self.unregister(process.processIdentifier)
         return process.terminationStatus
     }
 }

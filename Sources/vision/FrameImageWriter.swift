@@ -38,7 +38,9 @@ enum FrameImageWriter {
     /// Writes `image` as folder/<frame's stem><suffix>.png.
     static func write(_ image: DecodedImage, into folder: String, for frame: Frame, suffix: String = "") throws {
         try OutputFile.makeFolder(folder)
-        try OutputFile.write(folder + "/" + frame.stem + suffix + ".png") { try ImageFile.writePNG(image, to: $0) }
+        // Claimed by the frame's input: two inputs of one name are refused, not written over each other.
+        let png = PNG.encode(width: image.width, height: image.height, channels: image.channels, pixels: image.pixels)
+        try OutputFile.write(png, to: folder + "/" + frame.stem + suffix + ".png", source: frame.file)
     }
 
     /// Writes a frame's masks into the `--masks` folder, if the options give one.

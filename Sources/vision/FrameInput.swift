@@ -61,13 +61,18 @@ final class FrameInput {
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
         frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskCommandOptions.defaultFrameMilliseconds
+        // Above 1000 frames a second, frames a millisecond apart would share timestamps.
+        if let fps = try o.number("--fps"), fps > 1000 {
+            throw UsageError("--fps \(OptionSpec.format(fps)) is out of range: at most 1000 (timestamps are whole "
+                             + "milliseconds and must increase)")
+        }
         guard let path = o.string("--video") else {
             guard !o.positional.isEmpty else {
                 let forms = o.table.positional.joined(separator: " | ")
                 throw UsageError("no input given: usage: vision \(o.table.command) [options] (\(forms)) "
                                  + "(see vision \(o.table.command) --help)")
             }
-            if let stray = ["--fps", "--max-frames", "--live"].first(where: o.isSet) {
+            if let stray = ["--fps", "--max-frames", "--live", "--smooth"].first(where: o.isSet) {
                 throw UsageError("\(stray) applies to --video input, not to images")
             }
             source = .images(o.positional)
@@ -79,7 +84,7 @@ final class FrameInput {
             throw UsageError("give images (PATH...) or --video, not both (got \(o.positional.joined(separator: " ")))")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)
         }
         if isDirectory.boolValue {
@@ -93,7 +98,8 @@ final class FrameInput {
         }
         if o.isSet("--fps") { throw UsageError("--fps applies to a folder of frames; \(path) has its own timestamps") }
         ffmpeg = try FFmpeg.locate(for: "--video")
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        let type = (try? FileManager.default.attributesOfItem(atPath: NativePath.native(path)))?[.type]
+            as? FileAttributeType
         if type == .typeCharacterSpecial {
             source = .camera(path)
             runningMode = .liveStream
@@ -111,7 +117,7 @@ final class FrameInput {
         maxFrames = try o.number("--max-frames").map { Int($0) }
         frameMilliseconds = TaskCommandOptions.defaultFrameMilliseconds
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)
         }
         if isDirectory.boolValue || Self.imageExtensions.contains((path as NSString).pathExtension.lowercased()) {
@@ -158,10 +164,11 @@ final class FrameInput {
                     try body(Frame(file: p, index: nil, timestamp: nil, image: .failure(error)))
                 }
             }
-            if files.isEmpty && paths.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
+            if files.isEmpty && paths.allSatisfy({ FileManager.default.fileExists(atPath: NativePath.native($0)) }) {
                 throw InputError.noImages(paths.joined(separator: " "))
             }
             for (i, f) in files.enumerated() {
+                if Interrupt.requested { return }
                 TaskCommandSupport.progress(i, files.count, f)
                 try body(Frame(file: f, index: nil, timestamp: nil, image: Result { try load(f) }))
             }
@@ -170,6 +177,7 @@ final class FrameInput {
             guard !frames.isEmpty else { throw InputError.noImages(dir) }
             if let n = maxFrames { frames = Array(frames.prefix(n)) }
             for (i, f) in frames.enumerated() {
+                if Interrupt.requested { return }
                 TaskCommandSupport.progress(i, frames.count, f)
                 let t = Int((Double(i) * frameMilliseconds).rounded())
                 try body(Frame(file: f, index: nil, timestamp: t, image: Result { try load(f) }))
@@ -194,9 +202,13 @@ final class FrameInput {
     /// An image file, or a folder's images sorted by name.
     static func imageFiles(_ p: String) throws -> [String] {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: p, isDirectory: &isDirectory) else { throw InputError.missing(p) }
+        guard FileManager.default.fileExists(atPath: NativePath.native(p), isDirectory: &isDirectory) else {
+            throw InputError.missing(p)
+        }
         guard isDirectory.boolValue else { return [p] }
-        let names = try FileManager.default.contentsOfDirectory(atPath: p).sorted()
+        // Listed from the names' bytes, so a name that is not UTF-8 is kept (NativePath).
+        let names = try (NativePath.contentsOfDirectory(p) ?? FileManager.default.contentsOfDirectory(atPath: p))
+            .sorted()
         let images = names.filter { imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
         return images.map { p + "/" + $0 }
     }

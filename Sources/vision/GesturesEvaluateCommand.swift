@@ -1,5 +1,6 @@
 import Foundation
 import TasksVision
+import TasksVisionFormat
 import TasksVisionTraining
 
 /// `vision gestures evaluate BUNDLE DATASET`: accuracy and confusion matrix of a bundle's custom
@@ -26,6 +27,17 @@ enum GesturesEvaluateCommand: VisionCommand {
         let accuracy: Double
     }
 
+    /// Refuses, before the dataset pass, a bundle with no custom classifier to evaluate (the stock
+    /// gesture_recognizer.task has only the canned one).
+    static func requireCustomClassifier(_ path: String) throws {
+        let gestures = try TaskBundle(path: path).bundle(GestureRecognizerBundle.handGestureRecognizer)
+        guard gestures.contains(GestureRecognizerBundle.custom) else {
+            throw UsageError("\(path) has no custom gesture classifier (\(GestureRecognizerBundle.custom)) "
+                             + "to evaluate; "
+                             + "give a bundle written by 'vision gestures train'")
+        }
+    }
+
     static func run(_ o: ParsedOptions) throws {
         let csv = o.string("--landmarks")
         guard o.positional.count == (csv == nil ? 2 : 1), let bundlePath = o.positional.first else {
@@ -33,6 +45,7 @@ enum GesturesEvaluateCommand: VisionCommand {
                              + "(see vision gestures evaluate --help)")
         }
         let bundle = try ModelLocator.resolve(bundlePath)
+        try requireCustomClassifier(bundle)
         let dataset: GestureDataset
         if let csv {
             dataset = try GestureLandmarksCSV.dataset(path: csv)

@@ -25,7 +25,7 @@ enum GesturesLandmarksCommand: VisionCommand {
         let out = try outputPath(o, "--out")
         let base = try baseBundle(o)
         let (dataset, _) = try pass(folder, base: base, o)
-        try GestureLandmarksCSV.write(dataset, to: out)
+        try OutputFile.write(Array(GestureLandmarksCSV.text(dataset).utf8), to: out)
         print("wrote \(out): \(dataset.samples.count) hands")
     }
 
@@ -45,11 +45,8 @@ enum GesturesLandmarksCommand: VisionCommand {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UsageError("\(name) \(path): folder \(folder) does not exist")
         }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw UsageError("\(name) \(path) is a folder")
-        }
-        guard access(folder, W_OK) == 0 else { throw UsageError("\(name) \(path): folder \(folder) is not writable") }
-        return path
+        // The output policy (OutputPath): no folder, device, socket or FIFO; a link followed; writable.
+        return try OutputPath.file(path, option: name)
     }
 
     /// The base gesture recognizer bundle: --base, or the installed gesture_recognizer.task.
@@ -70,12 +67,15 @@ enum GesturesLandmarksCommand: VisionCommand {
             })
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
         for s in report.unreadable { warn("skipped \(s.path): \(s.reason)") }
+        for path in report.withoutHand { warn("no hand: \(path)") }
         for label in report.droppedLabels { warn("label '\(label)' left out: none of its images has a hand") }
         if dataset.counts.first == 0, let background = dataset.labels.first {
             warn("the background label '\(background)' has no hand: the classifier learns no 'None'")
         }
         let counts = zip(dataset.labels, dataset.counts).map { "\($0) \($1)" }.joined(separator: ", ")
-        print("dataset: \(report.images) images, \(dataset.samples.count) hands (\(counts)), "
+        // With --json (evaluate) standard output holds the JSON alone.
+        let summary = o.flag("--json") ? warn : { print($0) }
+        summary("dataset: \(report.images) images, \(dataset.samples.count) hands (\(counts)), "
               + "\(report.withoutHand.count) without a hand, \(report.unreadable.count) unreadable; "
               + String(format: "%.1f s", report.seconds))
         return (dataset, report)

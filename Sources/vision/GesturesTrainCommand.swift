@@ -91,7 +91,8 @@ enum GesturesTrainCommand: VisionCommand {
                 }
             })
         let seconds = Date().timeIntervalSince(start)
-        try GestureRecognizerBundle.write(base: base, classifier: classifier, to: out)
+        let bundle = try GestureRecognizerBundle.bytes(base: base, customClassifier: try classifier.classifierModel())
+        try OutputFile.write(bundle, to: out)
         print("trained \(options.epochs) epochs on \(classifier.trainingSamples.count) hands"
               + (classifier.validationSamples.isEmpty ? "" : " (\(classifier.validationSamples.count) held out)")
               + String(format: " in %.2f s", seconds))

@@ -16,7 +16,7 @@ enum ModelCommand {
         options: [
             .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
                   "an input tensor (.npy), one per model input, in order"),
-            .required("--output", "DIR", "the folder the outputs are written to"),
+            .required("--out", "DIR", "the folder the outputs are written to (old name: --output)"),
             TaskCommandOptions.threads,
         ],
         notes: [modelNote])
@@ -82,7 +82,8 @@ enum ModelCommand {
         guard options.positional.count == 1, let path = options.positional.first else {
             throw UsageError("give one MODEL (see vision model run --help)")
         }
-        let outDir = options.string("--output") ?? "."
+        let outDir = options.string("--out") ?? "."
+        try OutputPath.folder(outDir, option: "--out")
         let threads = try options.int("--threads")
         let interpreter = try Interpreter(model: try ModelAsset.loadModel(path), options: .init(threads: threads))
         let inputFiles = options.strings("--input")
@@ -104,7 +105,7 @@ enum ModelCommand {
         try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         for i in 0..<interpreter.outputs.count {
             let array = NumpyArray(shape: interpreter.outputs[i].shape, floats: try interpreter.output(i))
-            try array.write("\(outDir)/\(i).npy")
+            try OutputFile.write(array.encoded(), to: "\(outDir)/\(i).npy")
         }
     }
 }
@@ -116,7 +117,7 @@ enum ModelInfoCommand: VisionCommand {
     static func run(_ options: ParsedOptions) throws { try ModelCommand.info(options) }
 }
 
-/// `vision model run MODEL --input F.npy... --output DIR`.
+/// `vision model run MODEL --input F.npy... --out DIR`.
 enum ModelRunCommand: VisionCommand {
     static var table: OptionTable { ModelCommand.runTable }
     static var usageNote: String? { ModelCommand.modelNote }

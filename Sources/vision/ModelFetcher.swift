@@ -162,15 +162,11 @@ struct ModelFetcher {
 
     /// Writes through a temporary file renamed into place, so a file is never half there.
     private func write(_ bytes: [UInt8], to path: String) throws {
-        let partial = (path as NSString).deletingLastPathComponent + "/." + (path as NSString).lastPathComponent
-            + ".partial"
+        // The output policy: a folder or device in the model's place is refused, a link followed.
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: partial))
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            try FileManager.default.moveItem(atPath: partial, toPath: path)
+            try OutputFile.write(bytes, to: try OutputPath.file(path, option: nil))
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
-            throw Failure(description: "cannot write \(path): \(error.localizedDescription)")
+            throw Failure(description: "\(error)")
         }
     }
 }

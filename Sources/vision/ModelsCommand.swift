@@ -70,13 +70,13 @@ enum ModelsCommand: VisionCommand {
     }
 }
 
-/// `vision models fetch`: installs every known model into the per-user folder (or `--to DIR`).
+/// `vision models fetch`: installs every known model into the per-user folder (or `--out DIR`).
 enum ModelsFetchCommand: VisionCommand {
     static let table = OptionTable(
-        command: "models fetch", summary: "Install every known model into the per-user folder (or --to DIR).",
+        command: "models fetch", summary: "Install every known model into the per-user folder (or --out DIR).",
         positional: [],
         options: [
-            .text("--to", "DIR", default: "the user folder", "the folder to install into"),
+            .text("--out", "DIR", default: "the user folder", "the folder to install into (old name: --to)"),
             .text("--wheel", "FILE", default: "PyPI, cached in $XDG_CACHE_HOME/tasksvision",
                   "the mediapipe 0.10.14 wheel, if already downloaded"),
             .text("--shared", "DIR", default: "$TASKSVISION_SHARED, ../shared",
@@ -90,7 +90,8 @@ enum ModelsFetchCommand: VisionCommand {
         func absolute(_ path: String) -> String {
             ((path.hasPrefix("/") ? path : cwd + "/" + path) as NSString).standardizingPath
         }
-        let destination = absolute(parser.string("--to") ?? ModelLocator.userFolder)
+        let destination = absolute(parser.string("--out") ?? ModelLocator.userFolder)
+        try OutputPath.folder(destination, option: "--out")
         let folders = ModelLocator.searchFolders
         let copyFolders = folders.map { ($0.path as NSString).standardizingPath }.filter { $0 != destination }
         var shared: [String] = []

@@ -159,6 +159,16 @@ struct OptionTable {
 
     func spec(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
 
+    /// Other names of options: `-j` for `--jobs`, and the old names of the output option, which is `--out` in every
+    /// command (`model run --output`, `models fetch --to`).
+    static let aliases = ["-j": "--jobs", "--output": "--out", "--to": "--out"]
+
+    /// The option `name` stands for in this table (itself when it is no alias of one of its options).
+    func alias(_ name: String) -> String {
+        guard spec(name) == nil, let target = Self.aliases[name], spec(target) != nil else { return name }
+        return target
+    }
+
     /// The usage line: every option (those a positional form names, such as --video, only there),
     /// then the positional forms, wrapped at 110 columns.
     var usage: String {
@@ -225,9 +235,14 @@ struct OptionTable {
             let a = args[i]
             i += 1
             if a == "--help" || a == "-h" { throw HelpRequest(text: help) }
-            guard a.hasPrefix("--") else { parsed.positional.append(a); continue }
+            guard a.hasPrefix("-") && a.count > 1 else { parsed.positional.append(a); continue }
             var name = a, inline: String? = nil
             if let eq = a.firstIndex(of: "=") { name = String(a[..<eq]); inline = String(a[a.index(after: eq)...]) }
+            name = alias(name)
+            // A short option other than -h and the aliases is named as an option, not taken for a file (./-x is one).
+            if !name.hasPrefix("--") {
+                throw UsageError("unknown option '\(name)' for 'vision \(command)' (see vision \(command) --help)")
+            }
             guard let spec = spec(name) else {
                 if let owner = elsewhere[name] ?? Commands.owner(ofOption: name, except: command) {
                     throw UsageError("\(name) is an option of '\(owner)', not of 'vision \(command)'")

@@ -32,8 +32,8 @@ final class OverlayTarget {
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
                 throw OutputError.missingFolder(option: "--overlay", path: path, folder: folder)
             }
-            try OutputFile.checkWritable(directory: folder, option: "--overlay")
-            kind = .video(path: path, ffmpeg: ffmpeg)
+            // The output policy: no folder or device in the video's place, a link followed, a writable folder.
+            kind = .video(path: try OutputPath.file(path, option: "--overlay"), ffmpeg: ffmpeg)
         } else {
             try OutputFile.checkWritable(directory: path, option: "--overlay")
             kind = .pngs(directory: path)
@@ -52,6 +52,7 @@ final class OverlayTarget {
                 if video == nil {
                     let temp = OutputFile.temporaryName(for: path)
                     temporaryVideo = temp
+                    OutputFile.track(temp)
                     video = try VideoOutput(path: temp, ffmpeg: ffmpeg, width: overlay.width, height: overlay.height,
                                             frameRate: input.frameRate, name: path)
                 }
@@ -72,6 +73,7 @@ final class OverlayTarget {
         do {
             try output.finish()
             try OutputFile.commit(temp, to: path)
+            OutputFile.untrack(temp)
             temporaryVideo = nil
         } catch {
             failure = error
@@ -84,7 +86,7 @@ final class OverlayTarget {
     func discard() {
         video?.abandon()
         video = nil
-        if let temp = temporaryVideo { try? FileManager.default.removeItem(atPath: temp) }
+        if let temp = temporaryVideo { try? FileManager.default.removeItem(atPath: temp); OutputFile.untrack(temp) }
         temporaryVideo = nil
     }
 }

@@ -68,7 +68,10 @@ enum PoseCommand: TaskCommand {
             let classifier = try samples.map {
                 try PoseClassificationReporter($0, isStreamMode: options.detectorMode == .stream)
             }
-            return PoseFrameTask(PoseDetector.poseDetector(options: options), options: options, roi: roi,
+            let detector = PoseDetector.poseDetector(options: options)
+            // A bad model is one error before the first input, not one per frame.
+            try detector.validate()
+            return PoseFrameTask(detector, options: options, roi: roi,
                                  classifier: classifier, setup: setup, json: o.flag("--json"))
         }
     }

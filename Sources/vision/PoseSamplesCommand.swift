@@ -30,13 +30,8 @@ enum PoseSamplesCommand: VisionCommand {
             throw UsageError("give one folder DIR with a subfolder of images per class\n\(table.usage)")
         }
         guard let out = o.string("--out") else { throw UsageError("--out FILE.csv is required") }
-        // The output's folder is checked before any image is read.
-        let folder = (out as NSString).deletingLastPathComponent
-        var isDirectory: ObjCBool = false
-        if !folder.isEmpty && !(FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
-                                && isDirectory.boolValue) {
-            throw UsageError("--out \(out): no such folder \(folder)")
-        }
+        // The output is checked before any image is read (OutputPath: never a folder, device or the dataset).
+        let target = try OutputPath.file(out, option: "--out")
         let accurate = o.flag("--accurate")
         let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
         options.modelAssetPath = try TaskCommandOptions.modelPath(o, default: accurate ? PoseCommand.fullModel
@@ -47,10 +42,24 @@ enum PoseSamplesCommand: VisionCommand {
         let detector = PoseDetector.poseDetector(options: options)
 
         var rows: [String] = [], samples: [PoseSample] = [], points: [[PointF3D]] = [], withoutPose: [String] = []
+        var skipped = 0
         for (className, images) in classes {
             for path in images {
                 let name = (path as NSString).lastPathComponent
-                let image = try TaskCommandSupport.load(path, orientation: nil, ignoreExif: false)
+                // An image that cannot be a sample is skipped and named, as gestures train does.
+                if name.contains(",") || name.contains("\n") || name.contains("\r") {
+                    skip(path, "a sample name cannot hold a comma or a line break", &skipped)
+                    continue
+                }
+                let image: MPImage
+                do {
+                    image = try TaskCommandSupport.load(path, orientation: nil, ignoreExif: false)
+                } catch {
+                    let reason = "\(error)"
+                    skip(path, reason.hasPrefix(path + ": ") ? String(reason.dropFirst(path.count + 2)) : reason,
+                         &skipped)
+                    continue
+                }
                 guard let pose = try detector.results(in: VisionImage(image: image)).first else {
                     withoutPose.append(path)
                     continue
@@ -69,19 +78,18 @@ enum PoseSamplesCommand: VisionCommand {
             }
         }
         guard !rows.isEmpty else { throw UsageError("\(dir): no pose found in any image") }
-        let temporary = out + ".partial"
-        do {
-            try Data((rows.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-            _ = try? FileManager.default.removeItem(atPath: out)
-            try FileManager.default.moveItem(atPath: temporary, toPath: out)
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw UsageError("\(out): cannot write (\((error as NSError).localizedDescription))")
-        }
+        try OutputFile.write(Array((rows.joined(separator: "\n") + "\n").utf8), to: target)
         print("\(out): \(rows.count) sample\(rows.count == 1 ? "" : "s") of \(classes.count) class"
-              + "\(classes.count == 1 ? "" : "es")")
+              + "\(classes.count == 1 ? "" : "es")" + (skipped == 0 ? "" : " (\(skipped) unreadable image"
+              + "\(skipped == 1 ? "" : "s") skipped)"))
         for path in withoutPose { print("no pose: \(path)") }
         for line in try outliers(samples, landmarks: points) { print(line) }
+    }
+
+    /// Names an image left out ("vision: skipped PATH: reason") on standard error.
+    static func skip(_ path: String, _ reason: String, _ count: inout Int) {
+        count += 1
+        FileHandle.standardError.write(Data("vision: skipped \(path): \(reason)\n".utf8))
     }
 
     /// DIR's subfolders (the classes, sorted) with their PNG and JPEG images (sorted).
@@ -100,9 +108,6 @@ enum PoseSamplesCommand: VisionCommand {
             }
             let images = try fm.contentsOfDirectory(atPath: sub).sorted()
                 .filter { FrameInput.imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
-            if let bad = images.first(where: { $0.contains(",") || $0.contains("\n") || $0.contains("\r") }) {
-                throw UsageError("\(sub)/\(bad): a sample name cannot hold a comma or a line break")
-            }
             if !images.isEmpty { classes.append((name, images.map { sub + "/" + $0 })) }
         }
         guard !classes.isEmpty else { throw UsageError("\(dir): no subfolder of PNG or JPEG images (one per class)") }

@@ -7,8 +7,7 @@ enum StandardOutput {
     static func write(_ text: String) {
         guard !text.isEmpty else { return }
         lock.lock(); defer { lock.unlock() }
-        fputs(text, stdout)
-        fflush(stdout)
+        StandardOutputWriter.write(text)
     }
 }
 
@@ -76,6 +75,12 @@ final class ReportOutput {
         emit(prefix + "\"done\":true,\"frames\":\(frames)}")
     }
 
+    /// The record of a worker input a signal stopped part way (its frames so far were written).
+    func interrupted() {
+        guard let prefix = recordPrefix else { return }
+        emit(prefix + "\"interrupted\":true,\"frames\":\(frames)}")
+    }
+
     /// The lines held back, and no more held (nil when lines were written at once).
     func take() -> String? {
         lock.lock(); defer { lock.unlock() }
@@ -98,6 +103,6 @@ final class ReportOutput {
     /// A JSON string literal, escaped as the JSON lines' own strings are.
     static func quoted(_ text: String) -> String {
         guard let data = try? TaskCommandSupport.encoder.encode(text) else { return "\"\"" }
-        return String(decoding: data, as: UTF8.self)
+        return NativePath.escapingJSON(String(decoding: data, as: UTF8.self))
     }
 }

@@ -23,7 +23,7 @@ enum TaskCommandSupport {
     /// results are in the displayed image; `--orientation` then applies on top, as MediaPipe's
     /// `rotation_degrees` does.
     static func load(_ path: String, orientation: ImageOrientation?, ignoreExif: Bool) throws -> MPImage {
-        var decoded = try ImageFile.read(path)
+        var decoded = try NativePath.reading(path) { try ImageFile.read($0) }
         if !ignoreExif { decoded = decoded.applyingExifOrientation() }
         let format: MPImage.PixelFormat = decoded.channels == 1 ? .gray8 : (decoded.channels == 3 ? .rgb8 : .rgba8)
         return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format,
@@ -41,7 +41,7 @@ enum TaskCommandSupport {
                                        result: R) throws -> String {
         let line = JSONLine(file: file, frame: frame, width: image.width, height: image.height, timestampMs: timestamp,
                             result: result)
-        return String(decoding: try encoder.encode(line), as: UTF8.self)
+        return NativePath.escapingJSON(String(decoding: try encoder.encode(line), as: UTF8.self))
     }
 
     static let stderrIsTerminal = isatty(2) != 0

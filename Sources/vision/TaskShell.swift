@@ -51,6 +51,9 @@ struct TaskShell {
     func make(_ setup: FrameTaskSetup) throws -> FrameTask { try maker.make(setup) }
 
     func run() throws {
+        // From here a signal ends the run cleanly (see Interrupt).
+        Interrupt.cooperate()
+        try OutputNames.checkDistinct(options)
         if options.flag("--stdin") || options.isSet("--jobs") {
             try WorkerRun(self).run()
             return

@@ -35,7 +35,7 @@ final class VideoInput {
         var args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "level+info"]
         if camera { args += ["-f", "v4l2"] } else if realTime { args += ["-re"] }
         if !autorotate { args += ["-noautorotate"] }
-        args += ["-i", path, "-map", "0:v:0", "-vf", "showinfo"] + ffmpeg.passthroughArguments
+        args += ["-i", NativePath.native(path), "-map", "0:v:0", "-vf", "showinfo"] + ffmpeg.passthroughArguments
         if let n = maxFrames { args += ["-frames:v", String(n)] }
         return args + ["-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]
     }
@@ -49,8 +49,7 @@ final class VideoInput {
         let token = Interrupt.add { child.terminate() }
         var stopped = false
         defer {
-            if !stopped { child.terminate() }
-            _ = child.wait()
+            _ = stopped ? child.wait() : child.stop()
             log.finish()
             Interrupt.remove(token)
         }
@@ -68,7 +67,8 @@ final class VideoInput {
             if Interrupt.requested { break }
         }
         stopped = true
-        let status = child.wait()
+        // Stopped by a signal: ffmpeg may be blocked writing a frame nobody will read.
+        let status = Interrupt.requested ? child.stop() : child.wait()
         log.finish()
         // A stream cut short by Ctrl-C is a normal end; otherwise ffmpeg's failure is the file's.
         if Interrupt.requested { return }

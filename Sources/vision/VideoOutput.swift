@@ -11,6 +11,17 @@ final class VideoOutput {
         extensions.contains((path as NSString).pathExtension.lowercased())
     }
 
+    /// ffmpeg's container for the file's extension (the temporary name it writes has none).
+    static func muxer(for path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "m4v": return "ipod"
+        case "mov": return "mov"
+        case "mkv": return "matroska"
+        case "avi": return "avi"
+        default: return "mp4"
+        }
+    }
+
     let path: String
     /// The file as messages name it (`path` may be a temporary name beside it).
     let name: String
@@ -36,7 +47,8 @@ final class VideoOutput {
                     "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)",
                     "-framerate", String(format: "%.6g", frameRate), "-i", "pipe:0",
                     // yuv420p needs even sizes.
-                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p", path]
+                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p"]
+            + ["-f", Self.muxer(for: name ?? path), path]
         child = try ChildProcess(ffmpeg.path, args, input: true)
         log = LineReader(descriptor: child.errorDescriptor, onLine: { _ in })
     }
@@ -66,7 +78,8 @@ final class VideoOutput {
 
     /// Ends the input and waits for ffmpeg to finish the file.
     func finish() throws {
-        let status = child.wait()
+        // After Ctrl-C the run waits for the trailer a little longer than its usual grace (Interrupt).
+        let status = Interrupt.closingOutput { child.wait() }
         log.finish()
         guard status == 0 else { throw FFmpegError.failed(file: name, message: log.lastError) }
     }

@@ -102,7 +102,7 @@ final class WorkerRun {
         while true {
             let line: String
             if fromStdin {
-                guard let l = readLine(strippingNewline: true) else { return nil }
+                guard let l = StandardInputLines.next() else { return nil }
                 line = l.hasSuffix("\r") ? String(l.dropLast()) : l
                 if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             } else {
@@ -133,6 +133,8 @@ final class WorkerRun {
                 if frames.runningMode == .image && !shell.imagesKeepState { slot.imageTask = task }
             }
             try TaskRun.run(frames, task, reporter)
+        } catch _ where Interrupt.requested {
+            // Stopped part way: the input's record says so below.
         } catch is InputFailures {
             // Each failed frame has been reported.
             ok = false
@@ -141,7 +143,8 @@ final class WorkerRun {
             let message = (error as? UsageError)?.message ?? "\(error)"
             output.error(message.hasPrefix(input.path) ? message : "\(input.path): \(message)")
         }
-        output.done()
+        // An input a signal stopped part way gets an `interrupted` record instead of `done`.
+        if Interrupt.requested { output.interrupted() } else { output.done() }
         if !ok { outputLock.lock(); failed += 1; outputLock.unlock() }
         return output.take() ?? ""
     }

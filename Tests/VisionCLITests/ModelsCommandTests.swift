@@ -196,6 +196,7 @@ final class ModelsCommandTests: XCTestCase {
         XCTAssertTrue(option.stderr.contains("unknown option '--into'"), option.stderr)
         let help = try run(["models", "fetch", "--help"], in: dir)
         XCTAssertEqual(help.status, 0)
-        XCTAssertTrue(help.stdout.contains("vision models fetch [--to DIR] [--wheel FILE] [--shared DIR]"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("vision models fetch [--out DIR] [--wheel FILE] [--shared DIR]"),
+                      help.stdout)
     }
 }

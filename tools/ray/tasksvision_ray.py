@@ -212,7 +212,10 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     (e.g. `["--num-hands", "2"]`). `vision` is the executable's path (every node needs it, ffmpeg,
     libopenblas and the models). With `resume` (the default), Ray Data's checkpoint at `checkpoint`
     (default: `output` + ".checkpoint") records the inputs written; a job stopped part way and run again
-    processes only the rest. Starts a local Ray if none is running. Returns `output`.
+    processes only the rest. Ray deletes the checkpoint when a job succeeds, so the records already in
+    `output` are read too: an input with rows there is skipped, and a finished job run again writes nothing
+    (it never duplicates rows). Without `resume`, an output folder that holds records is
+    refused (remove it first). Starts a local Ray if none is running. Returns `output`.
     """
     if format not in ("json", "parquet"):
         raise ValueError(f"format is json or parquet, got {format!r}")
@@ -221,6 +224,16 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
         raise ValueError("no inputs")
     output = os.path.abspath(output)
     checkpoint = os.path.abspath(checkpoint or output.rstrip("/") + ".checkpoint")
+    written = done_records(output) if os.path.isdir(output) else []
+    if written and not resume:
+        raise ValueError(f"{output} already holds {len(written)} records: remove it, or run with resume to skip "
+                         "the inputs done")
+    # An input's rows are written together, in one block: an input with a row in the output is done (one without
+    # rows, a video with no frame, writes none when run again either).
+    done = {r[INPUT] for r in written}
+    paths = [p for p in paths if p not in done]
+    if not paths:
+        return output
     defaults = machine_defaults(threads)
     if not ray.is_initialized():
         # The actors import this module: Ray ships it to them (on a cluster, ray.init or `ray job submit`
@@ -262,6 +275,24 @@ def run(task: str, inputs: Iterable[str], output: str, *, format: str = "json", 
     if os.path.exists(listing):
         os.remove(listing)
     return output
+
+
+def done_records(output: str) -> List[dict]:
+    """The records already in `output`, for skipping what is done; a line cut short by a stopped write is left
+    out."""
+    try:
+        return read_records(output)
+    except ValueError:
+        rows: List[dict] = []
+        for name in sorted(os.listdir(output)):
+            if name.endswith(".jsonl"):
+                with open(os.path.join(output, name)) as f:
+                    for line in f:
+                        try:
+                            rows.append(json.loads(line))
+                        except ValueError:
+                            pass
+        return rows
 
 
 def read_records(output: str) -> List[dict]:
@@ -306,7 +337,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--batch-size", type=int, default=4, help="inputs per batch (the unit of retry)")
     parser.add_argument("--vision", default=shutil.which("vision") or "vision", help="the vision executable")
     parser.add_argument("--address", help="a running Ray cluster (default: start one here)")
-    parser.add_argument("--no-resume", action="store_true", help="ignore and keep no checkpoint")
+    parser.add_argument("--no-resume", action="store_true",
+                        help="ignore and keep no checkpoint; refuse an output folder that holds records")
     argv = list(sys.argv[1:] if argv is None else argv)
     # Options after `--` are the task's own: ... -- --num-hands 2
     extra = argv[argv.index("--") + 1:] if "--" in argv else []

@@ -176,6 +176,23 @@ def test_resume(args, inputs, expected, work) -> None:
           f"processed the other {len(new)}; every input once")
 
 
+def test_rerun_finished(args, inputs, expected, work) -> None:
+    """A finished job run again into its output writes nothing (Ray deleted its checkpoint on success); without
+    resume the non-empty output is refused."""
+    out = os.path.join(work, "resumed")
+    before = sorted(output_lines(out))
+    tasksvision_ray.run(args.task, inputs, out, vision=args.vision, batch_size=2)
+    after = sorted(output_lines(out))
+    assert after == before, f"the second run of a finished job wrote {len(after) - len(before)} more rows"
+    try:
+        tasksvision_ray.run(args.task, inputs, out, vision=args.vision, batch_size=2, resume=False)
+        raise AssertionError("a run without resume into a non-empty output was not refused")
+    except ValueError as e:
+        assert "already holds" in str(e), e
+    check_equal(by_input(output_lines(out)), expected, "re-run")
+    print(f"ok: a finished job run again wrote no row ({len(after)} rows); without resume it is refused")
+
+
 def driver_main(args) -> None:
     """The first run of test_resume, stopped from outside."""
     with open(args.driver) as f:
@@ -217,6 +234,7 @@ def main() -> None:
     test_killed_workers(args, inputs, expected, work)
     ray.shutdown()
     test_resume(args, inputs, expected, work)
+    test_rerun_finished(args, inputs, expected, work)
     ray.shutdown()
     print(f"tasksvision_ray tests: ok in {time.time() - start:.0f} s")
 
