@@ -32,6 +32,8 @@ MODELS = {
     "face_detection_full_range.tflite": (-1, 1), "pose_detection.tflite": (-1, 1),
     "pose_landmark_full.tflite": (0, 1), "pose_landmark_lite.tflite": (0, 1),
     "gesture_embedder.tflite": None, "canned_gesture_classifier.tflite": None,
+    "selfie_segmenter.tflite": (0, 1), "selfie_segmentation.tflite": (0, 1),
+    "selfie_segmentation_landscape.tflite": (0, 1),
 }
 
 

@@ -20,19 +20,23 @@ WHEEL_MODELS = {
         "mediapipe/modules/face_detection/face_detection_full_range_sparse.tflite",
     "pose_detection.tflite": "mediapipe/modules/pose_detection/pose_detection.tflite",
     "pose_landmark_full.tflite": "mediapipe/modules/pose_landmark/pose_landmark_full.tflite",
+    "selfie_segmentation.tflite": "mediapipe/modules/selfie_segmentation/selfie_segmentation.tflite",
+    "selfie_segmentation_landscape.tflite":
+        "mediapipe/modules/selfie_segmentation/selfie_segmentation_landscape.tflite",
 }
 SHARED_MODELS = [
     "blaze_face_short_range.tflite", "canned_gesture_classifier.tflite",
     "custom_gesture_classifier_modelmaker_testdata.tflite", "face_detection_full_range.tflite",
     "gesture_embedder.tflite", "hand_detector.tflite", "pose_detector.tflite", "pose_landmark_lite.tflite",
     "pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite",
-    "hand_gesture_recognizer_with_custom_classifier.task",
+    "hand_gesture_recognizer_with_custom_classifier.task", "selfie_segmenter.tflite",
 ]
 # Official download locations, used only when neither the wheel nor shared/ has a file.
 OFFICIAL = "https://storage.googleapis.com/mediapipe-models/"
 OFFICIAL_URLS = {
     "blaze_face_short_range.tflite": OFFICIAL
         + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
+    "selfie_segmenter.tflite": OFFICIAL + "image_segmenter/selfie_segmenter/float16/latest/selfie_segmenter.tflite",
 }
 # name -> list of (member name, source file in Models/ or nested bundle)
 BUNDLES = [

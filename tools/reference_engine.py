@@ -50,6 +50,7 @@ def random_floats(seed, count, low, high):
 HANDS = ["hand_open_palm_1.png", "hands_two_1.png"]
 FACES = ["face_frontal_1.png", "faces_group_1.png"]
 POSES = ["pose_standing_1.png", "pose_yoga_1.png"]
+SELFIES = ["pose_standing_1.png", "faces_group_1.png"]
 SPECS = [
     ("palm_detection_full", ["palm_detection_full.tflite", "hand_detector.tflite"], "image", (0.0, 255.0), HANDS),
     ("palm_detection_lite", ["palm_detection_lite.tflite"], "image", (0.0, 255.0), HANDS),
@@ -64,6 +65,10 @@ SPECS = [
      POSES),
     ("pose_landmark_lite", ["pose_landmark_lite.tflite", "pose_landmarks_detector.tflite"], "image", (0.0, 255.0),
      POSES),
+    # The selfie models take RGB in [0, 1] (MediaPipe's ImageSegmenter: the metadata's mean 0, std 255).
+    ("selfie_segmenter", ["selfie_segmenter.tflite"], "image", (0.0, 255.0), SELFIES),
+    ("selfie_segmentation", ["selfie_segmentation.tflite"], "image", (0.0, 255.0), SELFIES),
+    ("selfie_segmentation_landscape", ["selfie_segmentation_landscape.tflite"], "image", (0.0, 255.0), SELFIES),
     ("gesture_embedder", ["gesture_embedder.tflite"], "vector", None, None),
     ("canned_gesture_classifier",
      ["canned_gesture_classifier.tflite",

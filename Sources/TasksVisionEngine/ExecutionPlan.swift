@@ -21,7 +21,8 @@ enum ExecutionPlan {
     /// empty shapes are reported before any memory is planned.
     static func loadGraph(_ model: TFLiteModel) throws -> Graph {
         var graph = try Graph(model: model)
-        for node in graph.nodes where !OpRegistry.isSupported(node.op) {
+        for node in graph.nodes
+        where !OpRegistry.isSupported(node.op) && !OpRegistry.isSupported(custom: node.customCode) {
             throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
         }
         graph.markSparseInference()

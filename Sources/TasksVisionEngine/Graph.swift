@@ -24,6 +24,9 @@ struct Graph {
         var inputs: [Int]
         var outputs: [Int]
         var options: OperatorOptions
+        /// A custom operator's name (`Convolution2DTransposeBias`) and options bytes.
+        var customCode: String? = nil
+        var customOptions: [UInt8] = []
         /// Padding taken over from a PAD op that fed this convolution.
         var fusedPadding: SpatialPadding? = nil
         /// Activation taken over from a following RELU/RELU6 op.
@@ -76,18 +79,18 @@ struct Graph {
         }
         nodes = []
         for op in sg.operators {
-            if op.opcode == .custom {
+            if op.opcode == .custom && !OpRegistry.isSupported(custom: op.customCode) {
                 throw EngineError.unsupportedOperator(model: modelName, operatorIndex: op.index,
                                                       op: "CUSTOM(\(op.customCode ?? "?"))")
             }
             try Self.checkArity(op, model: modelName)
             nodes.append(Node(op: op.opcode, index: op.index, inputs: op.inputs, outputs: op.outputs,
-                              options: op.options))
+                              options: op.options, customCode: op.customCode, customOptions: op.customOptions))
         }
         try foldConstants(model: model, subgraph: sg)
     }
 
-    func describe(_ node: Node) -> String { "operator \(node.index) (\(node.op))" }
+    func describe(_ node: Node) -> String { "operator \(node.index) (\(node.customCode ?? node.op.name))" }
 
     /// Every operator needs an output, and only the inputs TFLite declares optional may be
     /// absent (-1): the bias of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED, and the shape

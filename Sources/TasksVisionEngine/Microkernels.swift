@@ -48,6 +48,8 @@ struct Microkernels {
     /// A convolution with one output channel, one output row per call (stride 1, no dilation), on planar input
     /// rows; nil on the portable set.
     let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
+    /// HARD_SWISH as XNNPACK's vhswish kernels (one fused multiply-add, then a clamp and a product).
+    let hardSwish: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
     /// On the arm64 set, the GEMM of the 1x1 convolutions and fully connected layers that XNNPACK's arm64 build gives
@@ -93,6 +95,7 @@ struct Microkernels {
                    run: TasksVisionKernelsAVX2.f32GEMMRotatedQuads, rotatedQuads: true) : nil
         switch set {
         case .avx512:
+            hardSwish = TasksVisionKernelsAVX512.f32HardSwish
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsAVX512.f32GEMMNarrow),
@@ -104,6 +107,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsAVX512.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsAVX512.depthwiseTwoChainTaps
         case .avx2:
+            hardSwish = TasksVisionKernelsAVX2.f32HardSwish
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
@@ -111,6 +115,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsAVX2.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsAVX2.depthwiseTwoChainTaps
         case .neon:
+            hardSwish = TasksVisionKernelsNEON.f32HardSwish
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsNEON.f32GEMMNarrow)]
@@ -120,6 +125,7 @@ struct Microkernels {
             oneChannelConvRow = TasksVisionKernelsNEON.f32OneChannelConvRow
             depthwiseTwoChainTaps = TasksVisionKernelsNEON.depthwiseTwoChainTaps
         case .portable:
+            hardSwish = TasksVisionKernelsPortable.f32HardSwish
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]

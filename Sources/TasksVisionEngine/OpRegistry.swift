@@ -76,6 +76,8 @@ enum OpRegistry {
         .reluN1To1: { try buildUnary($0, $1, $2, .reluN1To1) },
         .logistic: { try buildUnary($0, $1, $2, .logistic) },
         .tanh: { try buildUnary($0, $1, $2, .tanh) },
+        .hardSwish: { try buildUnary($0, $1, $2, .hardSwish) },
+        .averagePool2D: buildAveragePool2D,
         .maxPool2D: buildMaxPool2D,
         .pad: buildPad,
         BuiltinOperator(rawValue: 60): buildPad,  // PADV2
@@ -94,12 +96,22 @@ enum OpRegistry {
         .softmax: buildSoftmax,
     ]
 
+    /// Custom operators by name (MediaPipe's, as TFLite's XNNPACK delegate takes them).
+    static let customBuilders: [String: Builder] = [
+        "Convolution2DTransposeBias": buildConvolution2DTransposeBias,
+    ]
+
+    static func isSupported(custom code: String?) -> Bool { code.map { customBuilders[$0] != nil } ?? false }
+
     /// Ops that only change the view of their input: the output shares the input's memory.
     static let aliasing: Set<BuiltinOperator> = [.reshape, BuiltinOperator(rawValue: 43), BuiltinOperator(rawValue: 70)]
 
     static func isSupported(_ op: BuiltinOperator) -> Bool { builders[op] != nil }
 
     static func makeLayer(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        if node.op == .custom, let code = node.customCode, let builder = customBuilders[code] {
+            return try builder(node, graph, binder)
+        }
         guard let builder = builders[node.op] else {
             throw EngineError.unsupportedOperator(model: graph.modelName, operatorIndex: node.index, op: node.op.name)
         }
@@ -109,7 +121,8 @@ enum OpRegistry {
     // MARK: helpers
 
     static func fail(_ graph: Graph, _ node: Graph.Node, _ reason: String) -> EngineError {
-        .unsupportedFeature(model: graph.modelName, operatorIndex: node.index, op: node.op.name, reason: reason)
+        .unsupportedFeature(model: graph.modelName, operatorIndex: node.index, op: node.customCode ?? node.op.name,
+                            reason: reason)
     }
 
     static func shape(_ graph: Graph, _ t: Int) -> [Int] {
@@ -306,6 +319,62 @@ enum OpRegistry {
         return MaxPool2DLayer(geometry: g, input: try binder.input(node, 0), output: try binder.output(node),
                               epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil),
                               kernels: binder.kernels)
+    }
+
+    static func buildAveragePool2D(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        guard case .pool2D(let o) = node.options else { throw fail(graph, node, "missing options") }
+        let input = shape(graph, node.inputs[0]), output = shape(graph, node.outputs[0])
+        let g = try convGeometry(graph, node, input: input, output: output, kH: o.filterH, kW: o.filterW,
+                                 padding: o.padding, strideH: o.strideH, strideW: o.strideW, dilationH: 1, dilationW: 1)
+        guard input[3] == output[3] else { throw fail(graph, node, "channels change from \(input[3]) to \(output[3])") }
+        // XNNPACK leaves padded positions out of the average (its pavgpool kernels); only unpadded windows here.
+        let v = ConvGeometry.padding(o.padding, input: input[1], kernel: o.filterH, stride: o.strideH, dilation: 1)
+        let h = ConvGeometry.padding(o.padding, input: input[2], kernel: o.filterW, stride: o.strideW, dilation: 1)
+        guard v.before + v.after + h.before + h.after == 0, node.fusedPadding == nil else {
+            throw fail(graph, node, "padded windows (\(o.filterH)x\(o.filterW) over \(input[1])x\(input[2]), "
+                                    + "stride \(o.strideH)x\(o.strideW)) are not supported")
+        }
+        return AveragePool2DLayer(geometry: g, input: try binder.input(node, 0), output: try binder.output(node),
+                                  epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil))
+    }
+
+    static func buildConvolution2DTransposeBias(_ node: Graph.Node, _ graph: Graph,
+                                                _ binder: TensorBinder) throws -> Layer {
+        guard node.inputs.count == 3 else { throw fail(graph, node, "expects 3 inputs (input, filter, bias)") }
+        // TfLiteTransposeConvParams: padding (1 SAME, 2 VALID), stride width, stride height.
+        let o = node.customOptions
+        guard o.count >= 12 else { throw fail(graph, node, "custom options of \(o.count) bytes, expected 12") }
+        let word = { (i: Int) in Int(Int32(bitPattern: UInt32(o[i]) | UInt32(o[i + 1]) << 8 | UInt32(o[i + 2]) << 16
+                                                         | UInt32(o[i + 3]) << 24)) }
+        let padding = word(0), strideW = word(4), strideH = word(8)
+        let input = shape(graph, node.inputs[0]), w = shape(graph, node.inputs[1])
+        let output = shape(graph, node.outputs[0])
+        try requireRank(graph, node, input, 4, "input")
+        try requireRank(graph, node, w, 4, "filter")
+        try requireRank(graph, node, output, 4, "output")
+        guard graph.tensors[node.inputs[1]].constant != nil, graph.tensors[node.inputs[2]].constant != nil else {
+            throw fail(graph, node, "filter and bias must be constant")
+        }
+        guard padding == 1 || padding == 2 else {
+            throw fail(graph, node, "padding \(padding) is neither SAME (1) nor VALID (2)")
+        }
+        guard w[3] == input[3], w[0] == output[3], graph.tensors[node.inputs[2]].elementCount == w[0] else {
+            throw fail(graph, node, "filter \(w) and bias do not fit input \(input) and output \(output)")
+        }
+        // A kernel equal to the stride over an output of input x stride: no padding, one tap per output pixel.
+        guard w[1] == strideH, w[2] == strideW,
+              output == [input[0], input[1] * strideH, input[2] * strideW, w[0]] else {
+            throw fail(graph, node, "only kernels equal to the strides are supported (filter \(w), strides "
+                                    + "\(strideH)x\(strideW), input \(input), output \(output))")
+        }
+        let inputPointer = try binder.pointer(node.inputs[0], node), outputPointer = try binder.output(node)
+        return try binder.withFilter(node, 1) { filter in
+            try binder.withFilter(node, 2) { bias in
+                Convolution2DTransposeBiasLayer(batch: input[0], inH: input[1], inW: input[2], inC: input[3],
+                                                kH: w[1], kW: w[2], outC: w[0], input: inputPointer, filter: filter,
+                                                bias: bias, output: outputPointer, kernels: binder.kernels)
+            }
+        }
     }
 
     static func buildPad(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

@@ -56,6 +56,8 @@ public struct TFLiteModel: Sendable {
         public let index: Int
         public let opcode: BuiltinOperator
         public let customCode: String?
+        /// A custom operator's options: bytes its kernel reads as it likes (MediaPipe's ops: a C struct).
+        public let customOptions: [UInt8]
         public let version: Int
         /// Tensor indices; -1 marks an omitted optional input.
         public let inputs: [Int]
@@ -179,7 +181,12 @@ public struct TFLiteModel: Sendable {
                 let optionsTable = try o.table(4, what: "Operator \(oi) (\(code.op)) options")
                 let options = try OperatorOptions.parse(op: code.op, type: optionsType, table: optionsTable,
                                                         what: "operator \(oi) (\(code.op))", file: name)
-                ops.append(Operator(index: oi, opcode: code.op, customCode: code.custom, version: code.version,
+                var customOptions: [UInt8] = []
+                if let v = try o.vector(5, elementSize: 1, what: "Operator \(oi) custom options") {
+                    customOptions = Array(view.bytes[v.start..<(v.start + v.count)])
+                }
+                ops.append(Operator(index: oi, opcode: code.op, customCode: code.custom, customOptions: customOptions,
+                                    version: code.version,
                                     inputs: ins, outputs: outs, options: options))
             }
             subgraphs.append(Subgraph(name: try sg.string(4), tensors: tensors, inputs: inputs, outputs: outputs,

@@ -38,6 +38,7 @@ public struct BuiltinOperator: Hashable, Sendable, CustomStringConvertible {
     public static let reduceMax = BuiltinOperator(rawValue: 82)
     public static let unpack = BuiltinOperator(rawValue: 88)
     public static let reduceMin = BuiltinOperator(rawValue: 89)
+    public static let hardSwish = BuiltinOperator(rawValue: 117)
     public static let densify = BuiltinOperator(rawValue: 124)
 
     static let names: [Int32: String] = [

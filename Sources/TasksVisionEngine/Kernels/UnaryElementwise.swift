@@ -1,8 +1,8 @@
 import TasksVisionFormat
 
-/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH.
+/// One-operand elementwise ops: RELU, RELU6, RELU_N1_TO_1, LOGISTIC, TANH, HARD_SWISH.
 final class UnaryElementwiseLayer: Layer {
-    enum Function { case relu, relu6, reluN1To1, logistic, tanh }
+    enum Function { case relu, relu6, reluN1To1, logistic, tanh, hardSwish }
     let kind: String
     let function: Function
     let input: UnsafePointer<Float>
@@ -10,6 +10,8 @@ final class UnaryElementwiseLayer: Layer {
     let count: Int
     /// LOGISTIC as XNNPACK's kernel for this CPU computes it (nil: the portable formula).
     let sigmoid: ((Float) -> Float)?
+    /// HARD_SWISH from the kernel set (XNNPACK's vhswish: a fused multiply-add, on every set).
+    let hardSwish: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
 
     init(kind: String, function: Function, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
          kernels: Microkernels = .portable) {
@@ -19,6 +21,7 @@ final class UnaryElementwiseLayer: Layer {
         self.output = output
         self.count = count
         sigmoid = kernels.elementwise?.sigmoid
+        hardSwish = kernels.hardSwish
     }
 
     var flops: Double { Double(count) }
@@ -33,6 +36,7 @@ final class UnaryElementwiseLayer: Layer {
                 for i in 0..<count { output[i] = Self.logistic(input[i]) }
             }
         case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
+        case .hardSwish: hardSwish(input, output, count)
         }
     }
 
