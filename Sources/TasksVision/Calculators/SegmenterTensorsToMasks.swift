@@ -81,16 +81,20 @@ enum SegmenterTensorsToMasks {
         let pixels = shape.width * shape.height, c = shape.channels
         guard tensor.count >= shape.count else { return [] }
         var masks = [[Float]](repeating: [Float](repeating: 0, count: pixels), count: c)
-        var activated = [Float](repeating: 0, count: c)
-        activated.withUnsafeMutableBufferPointer { out in
-            for i in 0..<pixels {
-                let values = UnsafeBufferPointer(rebasing: tensor[(i * c)..<(i * c + c)])
-                switch activation {
-                case .none: for j in 0..<c { out[j] = values[j] }
-                case .sigmoid: for j in 0..<c { out[j] = sigmoid(values[j]) }
-                case .softmax: softmax(values, into: out)
+        if c == 1 && activation != .softmax {
+            masks[0] = activation == .sigmoid ? tensor[0..<pixels].map(sigmoid) : Array(tensor[0..<pixels])
+        } else {
+            var activated = [Float](repeating: 0, count: c)
+            activated.withUnsafeMutableBufferPointer { out in
+                for i in 0..<pixels {
+                    let values = UnsafeBufferPointer(rebasing: tensor[(i * c)..<(i * c + c)])
+                    switch activation {
+                    case .none: for j in 0..<c { out[j] = values[j] }
+                    case .sigmoid: for j in 0..<c { out[j] = sigmoid(values[j]) }
+                    case .softmax: softmax(values, into: out)
+                    }
+                    for j in 0..<c { masks[j][i] = out[j] }
                 }
-                for j in 0..<c { masks[j][i] = out[j] }
             }
         }
         guard outputWidth != shape.width || outputHeight != shape.height else { return masks }
@@ -117,6 +121,26 @@ enum SegmenterTensorsToMasks {
             let x0 = Int(max(p.rounded(.down), 0)), x1 = Int(min(p.rounded(.up), maxX))
             return (x0, x1, max(min(p - Float(x0), 1), 0))
         }
+        if c == 1 {
+            // One channel, the selfie models: the same arithmetic without the per-pixel vectors.
+            let sig = activation == .sigmoid
+            mask.withUnsafeMutableBufferPointer { m in
+                for y in 0..<outputHeight {
+                    let p = Float(y) * heightScale
+                    let y0 = Int(max(p.rounded(.down), 0)), y1 = Int(min(p.rounded(.up), maxY))
+                    let t0 = max(min(p - Float(y0), 1), 0)
+                    let r0 = y0 * inW, r1 = y1 * inW
+                    for x in 0..<outputWidth {
+                        let (x0, x1, t1) = columns[x]
+                        var v = lerp(lerp(tensor[r0 + x0], tensor[r1 + x0], t0), lerp(tensor[r0 + x1], tensor[r1 + x1], t0),
+                                     t1)
+                        if sig { v = sigmoid(v) }
+                        m[y * outputWidth + x] = v > 0.5 ? 0 : unlabeled
+                    }
+                }
+            }
+            return mask
+        }
         var scores = [Float](repeating: 0, count: c), activated = [Float](repeating: 0, count: c)
         for y in 0..<outputHeight {
             let p = Float(y) * heightScale
@@ -130,19 +154,12 @@ enum SegmenterTensorsToMasks {
                     let v01 = tensor[(y0 * inW + x1) * c + i], v11 = tensor[(y1 * inW + x1) * c + i]
                     scores[i] = lerp(lerp(v00, v10, t0), lerp(v01, v11, t0), t1)
                 }
-                let pixel: UInt8
-                if c == 1 {
-                    let s = activation == .sigmoid ? sigmoid(scores[0]) : scores[0]
-                    pixel = s > 0.5 ? 0 : unlabeled
-                } else {
-                    if activation == .sigmoid { for i in 0..<c { activated[i] = sigmoid(scores[i]) } }
-                    let values = activation == .sigmoid ? activated : scores
-                    // std::max_element: the first of equal maxima.
-                    var best = 0
-                    for i in 1..<c where values[i] > values[best] { best = i }
-                    pixel = UInt8(truncatingIfNeeded: best)
-                }
-                mask[y * outputWidth + x] = pixel
+                if activation == .sigmoid { for i in 0..<c { activated[i] = sigmoid(scores[i]) } }
+                let values = activation == .sigmoid ? activated : scores
+                // std::max_element: the first of equal maxima.
+                var best = 0
+                for i in 1..<c where values[i] > values[best] { best = i }
+                mask[y * outputWidth + x] = UInt8(truncatingIfNeeded: best)
             }
         }
         return mask

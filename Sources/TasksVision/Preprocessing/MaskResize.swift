@@ -25,23 +25,33 @@ enum MaskResize {
         }
         let xs = positions(source: width, destination: outputWidth, clampWeights: true)
         let ys = positions(source: height, destination: outputHeight, clampWeights: false)
-        // Rows interpolated along x, cached by source row (consecutive output rows share them).
-        var rowCache: [Int: [Float]] = [:]
-        func row(_ sy: Int) -> [Float] {
-            if let r = rowCache[sy] { return r }
-            let base = sy * width
-            let r = xs.map { p -> Float in
-                let next = min(p.index + 1, width - 1)
-                return src[base + p.index] * p.weight0 + src[base + next] * p.weight1
+        let x0 = xs.map(\.index), x1 = xs.map { min($0.index + 1, width - 1) }
+        let a0 = xs.map(\.weight0), a1 = xs.map(\.weight1)
+        // Two rows interpolated along x; consecutive output rows mostly share them.
+        var rows = [[Float]](repeating: [Float](repeating: 0, count: outputWidth), count: 2)
+        var rowOf = [-1, -1]
+        src.withUnsafeBufferPointer { s in
+            func fill(_ k: Int, _ sy: Int) {
+                if rowOf[k] == sy { return }
+                if rowOf[1 - k] == sy { rows[k] = rows[1 - k]; rowOf[k] = sy; return }
+                let base = sy * width
+                rows[k].withUnsafeMutableBufferPointer { r in
+                    for dx in 0..<outputWidth { r[dx] = s[base + x0[dx]] * a0[dx] + s[base + x1[dx]] * a1[dx] }
+                }
+                rowOf[k] = sy
             }
-            if rowCache.count > 4 { rowCache.removeAll(keepingCapacity: true) }
-            rowCache[sy] = r
-            return r
-        }
-        for (dy, p) in ys.enumerated() {
-            let r0 = row(min(max(p.index, 0), height - 1)), r1 = row(min(max(p.index + 1, 0), height - 1))
-            let b0 = p.weight0, b1 = p.weight1
-            for dx in 0..<outputWidth { out[dy * outputWidth + dx] = r0[dx] * b0 + r1[dx] * b1 }
+            out.withUnsafeMutableBufferPointer { o in
+                for (dy, p) in ys.enumerated() {
+                    fill(0, min(max(p.index, 0), height - 1))
+                    fill(1, min(max(p.index + 1, 0), height - 1))
+                    let b0 = p.weight0, b1 = p.weight1
+                    rows[0].withUnsafeBufferPointer { r0 in
+                        rows[1].withUnsafeBufferPointer { r1 in
+                            for dx in 0..<outputWidth { o[dy * outputWidth + dx] = r0[dx] * b0 + r1[dx] * b1 }
+                        }
+                    }
+                }
+            }
         }
         return out
     }
