@@ -22,6 +22,7 @@ MODELS = [
     "face_detection_short_range.tflite", "face_detection_full_range_sparse.tflite", "face_detection_full_range.tflite",
     "pose_detection.tflite", "pose_landmark_full.tflite", "pose_landmarks_detector.tflite",
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
+    "selfie_segmenter.tflite", "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite",
 ]
 
 

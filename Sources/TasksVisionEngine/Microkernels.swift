@@ -76,7 +76,8 @@ struct Microkernels {
     /// rotated quads, the arm64 cores' one-row pairs, Zen 4's half-width tiles for speed); the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
-        elementwise = set == .neon ? .neon : set.fusesMultiplyAdd ? XNNPACKElementwise.Variant(for: features) : nil
+        // The CPU's variant on the portable set too: TFLite on this CPU runs it whatever set we force.
+        elementwise = set == .neon ? .neon : XNNPACKElementwise.Variant(for: features)
         let avx2 = [GEMM(nr: TasksVisionKernelsAVX2.gemmNR, vectors: 2, run: TasksVisionKernelsAVX2.f32GEMM),
                     GEMM(nr: TasksVisionKernelsAVX2.gemmNarrowNR, vectors: 1,
                          run: TasksVisionKernelsAVX2.f32GEMMNarrow)]

@@ -155,6 +155,10 @@ final class ModelParityTests: XCTestCase {
         XCTAssertEqual(interpreter.layers.filter { $0.kind == "FULLY_CONNECTED" }.count, 9)
     }
     func testCannedGestureClassifier() throws { try checkModel("canned_gesture_classifier") }
+    // MediaPipe's custom Convolution2DTransposeBias, HARD_SWISH, AVERAGE_POOL_2D (MEAN in the landscape model).
+    /// selfie_segmenter.tflite and selfie_segmentation.tflite (the same network, other metadata).
+    func testSelfieSegmenter() throws { try checkModel("selfie_segmenter") }
+    func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
     func testModelMakerClassifierWithoutMetadata() throws {
         try checkModel("custom_gesture_classifier_modelmaker_testdata")
@@ -204,7 +208,7 @@ final class ModelParityTests: XCTestCase {
     /// threads on a two-core machine make it vary more).
     func testDeterministicAcrossThreadCounts() throws {
         for name in ["palm_detection_full.tflite", "pose_detection.tflite", "face_detection_full_range_sparse.tflite",
-                     "hand_landmark_lite.tflite", "pose_landmarks_detector.tflite"] {
+                     "hand_landmark_lite.tflite", "pose_landmarks_detector.tflite", "selfie_segmenter.tflite"] {
             let path = try TestPaths.model(name)
             let one = try Interpreter(path: path, options: .init(threads: 1))
             let input = fixtureRandomFloats(seed: 7, count: one.inputs[0].elementCount, low: -1, high: 1)
