@@ -24,10 +24,12 @@ final class SegmenterPipeline {
             throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its input is "
                                                + "\(interpreter.inputs.first?.shape ?? []), not [1, H, W, 3]")
         }
-        // MediaPipe reads the model's last output (GetOutputTensor) and takes it as an image-like tensor.
-        guard let last = interpreter.outputs.indices.last,
+        // MediaPipe reads the model's last output (GetOutputTensor) as an image-like tensor, of 2 to 4
+        // dimensions; a detector's [1, N, K] would pass there, so a [1, H, W, C] image is required here.
+        guard let last = interpreter.outputs.indices.last, interpreter.outputs[last].shape.count == 4,
+              interpreter.outputs[last].shape[0] == 1,
               let shape = SegmenterTensorsToMasks.Shape(dimensions: interpreter.outputs[last].shape),
-              interpreter.outputs[last].shape.count >= 3 else {
+              shape.width > 1, shape.height > 1 else {
             throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its output "
                                                + "\(interpreter.outputs.last?.shape ?? []) is not an "
                                                + "[1, H, W, C] segmentation")
