@@ -37,6 +37,10 @@ public final class ImageSegmenterOptions: TaskOptions, @unchecked Sendable {
     }
 }
 
+extension ImageSegmenterOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { imageSegmenterLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `ImageSegmenter.segmentAsync` on the segmenter's serial queue.
 public protocol ImageSegmenterLiveStreamDelegate: AnyObject {
     func imageSegmenter(_ imageSegmenter: ImageSegmenter, didFinishSegmentation result: ImageSegmenterResult?,
@@ -99,10 +103,8 @@ public final class ImageSegmenter: VisionTask<ImageSegmenterResult>, @unchecked 
 
     public init(options: ImageSegmenterOptions) throws {
         let options = options.copy()
-        let runner = try TaskRunner<ImageSegmenterResult>(mode: options.runningMode, label: "ImageSegmenter",
-                                hasReceiver: options.imageSegmenterLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "imageSegmenterLiveStreamDelegate")
+        let runner = try TaskRunner<ImageSegmenterResult>(options, label: "ImageSegmenter",
+                                                          delegate: "imageSegmenterLiveStreamDelegate")
         guard options.shouldOutputConfidenceMasks || options.shouldOutputCategoryMask else {
             throw VisionTaskError.invalidOption(MediaPipeErrorText.noSegmenterOutput)
         }
@@ -113,12 +115,9 @@ public final class ImageSegmenter: VisionTask<ImageSegmenterResult>, @unchecked 
         }
         labels = pipeline.labels
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.imageSegmenterLiveStreamDelegate?.imageSegmenter(self, didFinishSegmentation: try? result.get(),
-                                                                           timestampInMilliseconds: timestamp,
-                                                                           error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            task.options.imageSegmenterLiveStreamDelegate?.imageSegmenter(task, didFinishSegmentation: result,
+                                                                          timestampInMilliseconds: timestamp, error: error)
         }
     }
 

@@ -57,8 +57,9 @@ final class SegmenterPipeline {
     /// `GetLabelItemsIfAny`: the lines of the output tensor's first `TENSOR_AXIS_LABELS` file. (A file of
     /// the display-names locale only gives display names, which the task does not return.)
     static func labels(_ resources: ModelResources, tensor: ModelMetadata.TensorMetadata?) -> [String] {
-        guard let file = tensor?.associatedFiles.first(where: { $0.type == .tensorAxisLabels }) else { return [] }
-        return resources.labels(file.name) ?? []
+        guard let file = tensor?.associatedFiles.first(where: { $0.type == .tensorAxisLabels }),
+              let data = resources.associatedFiles[file.name] else { return [] }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
     }
 
     /// The model's input pixels for `image`: the whole image, upright (mirrored images flipped back),
