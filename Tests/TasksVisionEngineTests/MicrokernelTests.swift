@@ -685,7 +685,8 @@ final class XNNPACKElementwiseTests: XCTestCase {
         #endif
     }
 
-    /// The sigmoid and softmax variant is the CPU's on x86 (XNNPACK's config), not the forced set's; arm64 has one.
+    /// The sigmoid and softmax variant is the CPU's on x86 (XNNPACK's config), not the forced set's, the portable set
+    /// included; arm64 has one.
     func testVariantFollowsTheCPU() {
         let avx2CPU = CPUFeatures(flags: ["sse2", "avx", "avx2", "fma"])
         let avx512CPU = CPUFeatures(flags: avx2CPU.flags.union(["avx512f", "avx512dq", "avx512bw", "avx512vl",
@@ -697,7 +698,10 @@ final class XNNPACKElementwiseTests: XCTestCase {
         XCTAssertEqual(Microkernels(.avx2, features: avx2CPU).elementwise?.lanes, 8)
         XCTAssertEqual(Microkernels(.avx2, features: avx512CPU).elementwise?.lanes, 16)
         #endif
-        XCTAssertNil(Microkernels(.portable, features: avx512CPU).elementwise, "the portable set keeps its formulas")
+        XCTAssertEqual(Microkernels(.portable, features: avx512CPU).elementwise, .avx512,
+                       "the portable set too: TFLite on the CPU runs them whatever set is forced")
+        XCTAssertNil(Microkernels(.portable, features: CPUFeatures(flags: ["sse2", "avx"])).elementwise,
+                     "the portable formulas on an x86 CPU without AVX2")
         XCTAssertEqual(Microkernels(.neon, features: CPUFeatures(flags: ["asimd"])).elementwise, .neon,
                        "arm64: XNNPACK's neonfma kernels on every core")
     }

@@ -43,7 +43,7 @@ final class ModelParityTests: XCTestCase {
     /// from XNNPACK's AVX-512 kernels, and its sigmoid and softmax are per-ISA approximations
     /// (`XNNPACKElementwise` reproduces the AVX-512 and AVX2 ones), hence two named exceptions:
     /// on the other sets, single values out of LOGISTIC (hand presence and handedness, the pose
-    /// flag) within 2 ulp; on a set without XNNPACK's x86 softmax (portable), the classifiers'
+    /// flag) within 2 ulp; on a set without XNNPACK's x86 softmax (portable without AVX2), the classifiers'
     /// SOFTMAX outputs within 2 ulp, or 1e-9 for probabilities far below anything reported.
     static func matchesXNNPACK(_ ours: Float, _ reference: Float, key: String, elements: Int, set: KernelSet) -> Bool {
         if ours.bitPattern == reference.bitPattern { return true }

@@ -5,7 +5,7 @@
 /// the passes before it (zero at first; the last pass has 1 to 9 elements, zeros in place of the rest), then
 /// times the float `1 / (kH * kW)`, then the activation's clamp. Additions only, so every kernel set gives
 /// the same bits.
-final class AveragePool2DLayer: Layer {
+final class AveragePool2DLayer: PoolingLayer {
     let kind = "AVERAGE_POOL_2D"
     let g: ConvGeometry
     let input: UnsafePointer<Float>
@@ -19,10 +19,6 @@ final class AveragePool2DLayer: Layer {
         self.output = output
         self.epilogue = epilogue
     }
-
-    var flops: Double { Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
-    /// Memory-bound: every summed input is a load.
-    var parallelWork: Double { flops * memoryBoundWorkFactor }
 
     func run(_ context: RunContext) {
         let c = g.inC

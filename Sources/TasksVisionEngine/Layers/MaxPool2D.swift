@@ -3,7 +3,7 @@ import TasksVisionKernelsPortable
 
 /// MAX_POOL_2D over NHWC, one output row per item, on the kernel set's row kernel (vectors over
 /// channels); taps outside the image are ignored (TFLite pads max pooling with nothing, not zeros).
-final class MaxPool2DLayer: Layer {
+final class MaxPool2DLayer: PoolingLayer {
     let kind = "MAX_POOL_2D"
     let g: ConvGeometry
     let input: UnsafePointer<Float>
@@ -20,10 +20,6 @@ final class MaxPool2DLayer: Layer {
         rowKernel = kernels.maxPoolRow(channels: geometry.inC) ?? TasksVisionKernelsPortable.f32MaxPoolRow
     }
 
-    var flops: Double { Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
-    /// Memory-bound: every compared input is a load.
-    var parallelWork: Double { flops * memoryBoundWorkFactor }
-
     func run(_ context: RunContext) {
         let c = g.inC
         parallelFor(g.batch * g.outH, context: context) { item, _ in
@@ -36,4 +32,14 @@ final class MaxPool2DLayer: Layer {
             epilogue.apply(out, rows: g.outW, channels: c, stride: c)
         }
     }
+}
+
+/// A pooling layer: one operation per input of each window, memory-bound (every input read is a load).
+protocol PoolingLayer: Layer {
+    var g: ConvGeometry { get }
+}
+
+extension PoolingLayer {
+    var flops: Double { Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
+    var parallelWork: Double { flops * memoryBoundWorkFactor }
 }
