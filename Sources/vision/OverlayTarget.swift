@@ -52,8 +52,10 @@ final class OverlayTarget {
                 if video == nil {
                     let temp = OutputFile.temporaryName(for: path)
                     temporaryVideo = temp
+                    var sound: String? = nil
+                    if case .videoFile(let file) = input.source { sound = file }
                     video = try VideoOutput(path: temp, ffmpeg: ffmpeg, width: overlay.width, height: overlay.height,
-                                            frameRate: input.frameRate, name: path)
+                                            frameRate: input.frameRate, name: path, soundFrom: sound)
                 }
                 try video?.write(overlay.pixels, width: overlay.width, height: overlay.height,
                                  timestamp: frame.timestamp)
