@@ -211,9 +211,11 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
                         timestampInMilliseconds: Int, error: Error?) {
         let golden = try? Self.golden(Self.kImageGolden)
         let mask = result?.confidenceMasks?.first
-        let ok = result?.confidenceMasks?.count == Self.kExpectedSelfieConfidenceMaskCount && result?.categoryMask == nil
-            && mask.map { m in golden.map { Self.softIOU(m.float32Data, $0.floats) > Self.kSimilarityThreshold } ?? false }
-            == true
+        let similar = mask.map { m in
+            golden.map { Self.softIOU(m.float32Data, $0.floats) > Self.kSimilarityThreshold } ?? false
+        } ?? false
+        let ok = result?.confidenceMasks?.count == Self.kExpectedSelfieConfidenceMaskCount
+            && result?.categoryMask == nil && similar
         lock.lock()
         if !ok { callbackErrors.append("frame \(timestampInMilliseconds): \(String(describing: error))") }
         lock.unlock()

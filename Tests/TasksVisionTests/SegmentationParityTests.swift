@@ -128,7 +128,9 @@ final class SegmentationParityTests: XCTestCase {
         let segmenter = try Self.segmenter(index.models[0])
         for e in index.image where e.model == index.models[0] && e.png != nil && e.file.hasPrefix("pose_") {
             let r = try segmenter.segment(image: try MPImage(contentsOfFile: Paths.images + "/" + e.file))
-            let quantized = (r.confidenceMasks?.first?.float32Data ?? []).map { UInt8(($0 * 255).rounded(.toNearestOrEven)) }
+            let quantized = (r.confidenceMasks?.first?.float32Data ?? []).map {
+                UInt8(($0 * 255).rounded(.toNearestOrEven))
+            }
             XCTAssertEqual(quantized, try ImageFile.read(Self.directory + "/" + (e.png ?? "") + ".png").pixels, e.file)
             XCTAssertEqual(r.categoryMask?.uint8Data,
                            try ImageFile.read(Self.directory + "/" + (e.png ?? "") + "_category.png").pixels, e.file)

@@ -116,11 +116,14 @@ final class SegmenterAPITests: XCTestCase {
         let lock = NSLock()
         var timestamps: [Int] = []
         o.resultCallback = { result, t in
-            if case .success(let r) = result, r.confidenceMasks?.count == 1 { lock.lock(); timestamps.append(t); lock.unlock() }
+            guard case .success(let r) = result, r.confidenceMasks?.count == 1 else { return }
+            lock.lock(); timestamps.append(t); lock.unlock()
         }
         let s = try ImageSegmenter(options: o)
         var accepted: [Int] = []
-        for t in [0, 33, 66] where try s.segmentAsync(image: try photo(), timestampInMilliseconds: t) { accepted.append(t) }
+        for t in [0, 33, 66] where try s.segmentAsync(image: try photo(), timestampInMilliseconds: t) {
+            accepted.append(t)
+        }
         s.waitForPendingResults()
         lock.lock(); defer { lock.unlock() }
         XCTAssertEqual(timestamps, accepted)
@@ -190,7 +193,8 @@ final class SegmenterAPITests: XCTestCase {
         // Positions 0, 1/3, 2/3, 1: values 0.4, 0.5, 0.6, 0.7.
         XCTAssertEqual(cat, [255, 255, 0, 0])
         let conf = t.withUnsafeBufferPointer {
-            SegmenterTensorsToMasks.confidenceMasks($0, shape: shape, activation: .none, outputWidth: 4, outputHeight: 1)
+            SegmenterTensorsToMasks.confidenceMasks($0, shape: shape, activation: .none, outputWidth: 4,
+                                                    outputHeight: 1)
         }
         XCTAssertEqual(conf.first?.map { $0 > 0.5 }, [false, false, true, true])
         // A softmax model's category mask is the index of the larger channel.

@@ -132,8 +132,8 @@ enum SegmenterTensorsToMasks {
                     let r0 = y0 * inW, r1 = y1 * inW
                     for x in 0..<outputWidth {
                         let (x0, x1, t1) = columns[x]
-                        var v = lerp(lerp(tensor[r0 + x0], tensor[r1 + x0], t0), lerp(tensor[r0 + x1], tensor[r1 + x1], t0),
-                                     t1)
+                        let left = lerp(tensor[r0 + x0], tensor[r1 + x0], t0)
+                        var v = lerp(left, lerp(tensor[r0 + x1], tensor[r1 + x1], t0), t1)
                         if sig { v = sigmoid(v) }
                         m[y * outputWidth + x] = v > 0.5 ? 0 : unlabeled
                     }

@@ -116,8 +116,8 @@ public final class ImageSegmenter: VisionTask<ImageSegmenterResult>, @unchecked 
         labels = pipeline.labels
         super.init(runner: runner)
         runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
-            task.options.imageSegmenterLiveStreamDelegate?.imageSegmenter(task, didFinishSegmentation: result,
-                                                                          timestampInMilliseconds: timestamp, error: error)
+            task.options.imageSegmenterLiveStreamDelegate?.imageSegmenter(
+                task, didFinishSegmentation: result, timestampInMilliseconds: timestamp, error: error)
         }
     }
 

@@ -84,7 +84,9 @@ public final class Segmenter: @unchecked Sendable {
             }
             try OptionValidation.unitInterval([("streamSmoothingRatio", ratio)])
             let file = try TaskSetup.resolve(path)
-            let pipeline = try VisionTaskError.wrappingModelErrors { try SegmenterPipeline(path: file, threads: threads) }
+            let pipeline = try VisionTaskError.wrappingModelErrors {
+                try SegmenterPipeline(path: file, threads: threads)
+            }
             guard pipeline.shape.channels == 1 else {
                 throw VisionTaskError.invalidModel("\(path) has \(pipeline.shape.channels) categories; a selfie "
                                                    + "segmentation model has one (the person)")
@@ -103,7 +105,8 @@ public final class Segmenter: @unchecked Sendable {
         var raw = pipeline.rawConfidence(input)
         let (tw, th) = (pipeline.shape.width, pipeline.shape.height)
         if mode == .stream && smoothingRatio > 0 {
-            raw = SegmentationSmoothing.smooth(current: raw, previous: previous, combineWithPreviousRatio: smoothingRatio)
+            raw = SegmentationSmoothing.smooth(current: raw, previous: previous,
+                                               combineWithPreviousRatio: smoothingRatio)
             previous = raw
         }
         if rawSize { return SegmentationMask(width: tw, height: th, confidences: raw) }

@@ -65,8 +65,9 @@ final class SegmenterPipeline {
     /// The model's input pixels for `image`: the whole image, upright (mirrored images flipped back),
     /// stretched to `width` x `height` (8-bit RGB).
     static func inputPixels(_ image: MPImage, width: Int, height: Int) -> [UInt8] {
-        ImageToTensor.warp(image, roi: ImageToTensor.fullImageRoi(image), flipHorizontally: image.orientation.isMirrored,
-                           width: width, height: height, border: .replicate)
+        ImageToTensor.warp(image, roi: ImageToTensor.fullImageRoi(image),
+                           flipHorizontally: image.orientation.isMirrored, width: width, height: height,
+                           border: .replicate)
     }
 
     /// The model's input for `image`, then inference.
@@ -91,7 +92,8 @@ final class SegmenterPipeline {
             if confidence {
                 masks.confidence = SegmenterTensorsToMasks.confidenceMasks(
                     tensor, shape: shape, activation: activation, outputWidth: outputWidth,
-                    outputHeight: outputHeight).map { Mask(checkedWidth: outputWidth, height: outputHeight, values: $0) }
+                    outputHeight: outputHeight
+                ).map { Mask(checkedWidth: outputWidth, height: outputHeight, values: $0) }
             }
             if category {
                 let bytes = SegmenterTensorsToMasks.categoryMask(tensor, shape: shape, activation: activation,
