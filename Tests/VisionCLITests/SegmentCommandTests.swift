@@ -39,8 +39,8 @@ final class SegmentCommandTests: XCTestCase {
         let ffmpeg = try CLI.requireFFmpeg()
         _ = ffmpeg
         let video = dir + "/in.mp4"
-        try CLI.ffmpeg(["-framerate", "25", "-i", CLI.sequences + "/pose_dance_1/%04d.png", "-frames:v", "10",
-                        "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-shortest", "-pix_fmt", "yuv420p",
+        try CLI.ffmpeg(["-framerate", "25", "-i", CLI.sequences + "/pose_dance_1/%04d.png",
+                        "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-frames:v", "10", "-pix_fmt", "yuv420p",
                         video])
         let r = try CLI.run(["segment", "--video", video, "--background", "blur", "--overlay", dir + "/out.mp4"])
         XCTAssertEqual(r.status, 0, r.stderr)
