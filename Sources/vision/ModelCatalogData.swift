@@ -37,6 +37,12 @@ extension ModelCatalog {
         Model(name: "pose_landmark_full.tflite",
               sha256: "e9a5c5cb17f736fafd4c2ec1da3b3d331d6edbe8a0d32395855aeb2cdfd64b9f",
               source: .wheel(member: "mediapipe/modules/pose_landmark/pose_landmark_full.tflite")),
+        Model(name: "selfie_segmentation.tflite",
+              sha256: "9ee168ec7c8f2a16c56fe8e1cfbc514974cbbb7e434051b455635f1bd1462f5c",
+              source: .wheel(member: "mediapipe/modules/selfie_segmentation/selfie_segmentation.tflite")),
+        Model(name: "selfie_segmentation_landscape.tflite",
+              sha256: "a77d03f4659b9f6b6c1f5106947bf40e99d7655094b6527f214ea7d451106edd",
+              source: .wheel(member: "mediapipe/modules/selfie_segmentation/selfie_segmentation_landscape.tflite")),
         Model(name: "blaze_face_short_range.tflite",
               sha256: "b4578f35940bf5a1a655214a1cce5cab13eba73c1297cd78e1a04c2380b0152f",
               source: .shared(officialURL: official
@@ -71,6 +77,10 @@ extension ModelCatalog {
         Model(name: "hand_gesture_recognizer_with_custom_classifier.task",
               sha256: "0436521808fd015d23341a4c6d249f4766e8bf4d2f73e1c9fe683c8462b3562e",
               source: .shared(officialURL: nil)),
+        Model(name: "selfie_segmenter.tflite",
+              sha256: "191ac9529ae506ee0beefa6b2c945a172dab9d07d1e802a290a4e4038226658b",
+              source: .shared(officialURL: official
+                  + "image_segmenter/selfie_segmenter/float16/latest/selfie_segmenter.tflite")),
         Model(name: "hand_landmarker.task",
               sha256: "78a9cae6ce8978631cd2b7976bdd5383ddeb5f9cd9803be5ebeb058b48422527",
               source: .bundle(members: [
