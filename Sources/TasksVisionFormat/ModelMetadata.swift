@@ -59,15 +59,25 @@ public struct ModelMetadata: Sendable, Equatable {
         }
     }
 
+    /// A named blob a task defines for itself (`CustomMetadata`), such as the image segmenter's
+    /// `SEGMENTER_METADATA` (an `ImageSegmenterOptions` flatbuffer).
+    public struct CustomMetadata: Sendable, Equatable {
+        public var name: String
+        public var data: [UInt8]
+        public init(name: String, data: [UInt8]) { self.name = name; self.data = data }
+    }
+
     public struct SubgraphMetadata: Sendable, Equatable {
         public var name: String?
         public var inputs: [TensorMetadata]
         public var outputs: [TensorMetadata]
         public var associatedFiles: [AssociatedFile]
+        public var customMetadata: [CustomMetadata]
 
         public init(name: String? = nil, inputs: [TensorMetadata], outputs: [TensorMetadata],
-                    associatedFiles: [AssociatedFile] = []) {
+                    associatedFiles: [AssociatedFile] = [], customMetadata: [CustomMetadata] = []) {
             self.name = name; self.inputs = inputs; self.outputs = outputs; self.associatedFiles = associatedFiles
+            self.customMetadata = customMetadata
         }
     }
 
@@ -96,7 +106,8 @@ public struct ModelMetadata: Sendable, Equatable {
             SubgraphMetadata(name: try sg.string(0),
                              inputs: try sg.tables(2, what: "input TensorMetadata").map(Self.tensor),
                              outputs: try sg.tables(3, what: "output TensorMetadata").map(Self.tensor),
-                             associatedFiles: try sg.tables(4, what: "AssociatedFile").map(Self.file))
+                             associatedFiles: try sg.tables(4, what: "AssociatedFile").map(Self.file),
+                             customMetadata: try sg.tables(9, what: "CustomMetadata").map(Self.custom))
         }
         self.minParserVersion = try root.string(7)
     }
@@ -104,6 +115,14 @@ public struct ModelMetadata: Sendable, Equatable {
     static func file(_ t: FlatTable) throws -> AssociatedFile {
         AssociatedFile(name: try t.string(0) ?? "", description: try t.string(1),
                        type: AssociatedFile.FileType(rawValue: try t.u8(2)) ?? .unknown, locale: try t.string(3))
+    }
+
+    static func custom(_ t: FlatTable) throws -> CustomMetadata {
+        var data: [UInt8] = []
+        if let v = try t.vector(1, elementSize: 1, what: "CustomMetadata data") {
+            data = Array(t.view.bytes[v.start..<(v.start + v.count)])
+        }
+        return CustomMetadata(name: try t.string(0) ?? "", data: data)
     }
 
     static func tensor(_ t: FlatTable) throws -> TensorMetadata {

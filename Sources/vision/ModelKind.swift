@@ -9,6 +9,7 @@ enum ModelKind: Equatable {
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
     case faceLandmarkerBundle
+    case segmenter
 
     /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
     enum Signature {
@@ -51,6 +52,10 @@ enum ModelKind: Equatable {
             signature: .model(inputs: 3, outputs: 1) { $0.square == nil && $0.input == [1, 21, 3] }),
         Row(kind: .gestureClassifier, description: "a gesture classifier .tflite",
             signature: .model(inputs: 1, outputs: 1) { $0.square == nil && $0.input == [1, 128] }),
+        // An image in, an image-like [1, H, W, C] segmentation out (the selfie models: one channel).
+        Row(kind: .segmenter, description: "an image segmentation .tflite",
+            signature: .model(inputs: 1, outputs: 1) { $0.input.count == 4 && $0.input[3] == 3 && $0.lastDims.count == 1
+                && (1...64).contains($0.lastDims[0]) }),
         Row(kind: .handLandmarkerBundle, description: "a hand landmarker bundle",
             signature: .bundle(["hand_detector.tflite", "hand_landmarks_detector.tflite"])),
         Row(kind: .gestureClassifierBundle, description: "a hand gesture classifier bundle",

@@ -53,8 +53,10 @@ final class OverlayTarget {
                     let temp = OutputFile.temporaryName(for: path)
                     temporaryVideo = temp
                     OutputFile.track(temp)
+                    var sound: String? = nil
+                    if case .videoFile(let file) = input.source { sound = file }
                     video = try VideoOutput(path: temp, ffmpeg: ffmpeg, width: overlay.width, height: overlay.height,
-                                            frameRate: input.frameRate, name: path)
+                                            frameRate: input.frameRate, name: path, soundFrom: sound)
                 }
                 try video?.write(overlay.pixels, width: overlay.width, height: overlay.height,
                                  timestamp: frame.timestamp)

@@ -35,7 +35,9 @@ final class VideoOutput {
     /// Longest gap filled by repeating a frame (10 s), so one odd timestamp cannot write for ever.
     private var maxRepeats: Int { max(1, Int(frameRate * 10)) }
 
-    init(path: String, ffmpeg: FFmpeg, width: Int, height: Int, frameRate: Double, name: String? = nil) throws {
+    /// `soundFrom`: a video file whose sound, if it has any, the output keeps (re-encoded as AAC).
+    init(path: String, ffmpeg: FFmpeg, width: Int, height: Int, frameRate: Double, name: String? = nil,
+         soundFrom: String? = nil) throws {
         self.path = path
         self.name = name ?? path
         self.width = width
@@ -45,9 +47,10 @@ final class VideoOutput {
             : ["-c:v", "mpeg4", "-q:v", "3"]
         let args = ["-hide_banner", "-nostats", "-loglevel", "error", "-y",
                     "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)",
-                    "-framerate", String(format: "%.6g", frameRate), "-i", "pipe:0",
-                    // yuv420p needs even sizes.
-                    "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p"]
+                    "-framerate", String(format: "%.6g", frameRate), "-i", "pipe:0"]
+            + (soundFrom.map { ["-i", $0, "-map", "0:v", "-map", "1:a?", "-c:a", "aac", "-shortest"] } ?? [])
+            // yuv420p needs even sizes.
+            + ["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p"]
             + ["-f", Self.muxer(for: name ?? path), path]
         child = try ChildProcess(ffmpeg.path, args, input: true)
         log = LineReader(descriptor: child.errorDescriptor, onLine: { _ in })

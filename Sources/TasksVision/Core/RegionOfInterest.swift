@@ -114,15 +114,19 @@ struct ImageRegion: Equatable {
                        height: r.height * Float(displayHeight) / Float(fullHeight), rotation: r.rotation)
     }
 
-    /// A displayed mask of the crop placed in a mask of the whole displayed image (0 outside).
+    /// A displayed mask of the crop placed in a mask of the whole displayed image: 0 outside a float
+    /// mask, 255 (no category) outside a byte mask.
     func mask(_ m: Mask) -> Mask {
-        var out = [Float](repeating: 0, count: fullWidth * fullHeight)
-        for row in 0..<min(m.height, fullHeight - displayY) {
-            for col in 0..<min(m.width, fullWidth - displayX) {
-                out[(displayY + row) * fullWidth + displayX + col] = m.float32Data[row * m.width + col]
+        func place<T>(_ values: [T], _ fill: T) -> [T] {
+            var out = [T](repeating: fill, count: fullWidth * fullHeight)
+            for row in 0..<max(0, min(m.height, fullHeight - displayY)) {
+                for col in 0..<max(0, min(m.width, fullWidth - displayX)) {
+                    out[(displayY + row) * fullWidth + displayX + col] = values[row * m.width + col]
+                }
             }
+            return out
         }
-        return Mask(checkedWidth: fullWidth, height: fullHeight, values: out)
+        return m.mapStorage(width: fullWidth, height: fullHeight, { place($0, 0) }, { place($0, 255) })
     }
 
     /// A tracked rect, normalized to this region's stored pixels, normalized to `other`'s instead.

@@ -89,6 +89,11 @@ enum MediaPipeErrorText {
         "the liveStream running mode needs \(delegate) or resultCallback"
     }
     static let missingModelPath = "baseOptions.modelAssetPath is not set (nil or empty)"
+    static let noSegmenterOutput = "shouldOutputConfidenceMasks and shouldOutputCategoryMask are both false; "
+        + "set at least one"
+    /// ImageSegmenter::Create's text for it.
+    static let noSegmenterOutputMediaPipe = "INVALID_ARGUMENT: At least one of `output_confidence_masks` and "
+        + "`output_category_mask` must be set."
 
     static let delegateInImageOrVideoMode =
         "The vision task is in image or video mode. The delegate must not be set in the task's options."
@@ -132,6 +137,7 @@ enum MediaPipeErrorText {
                 return missingDelegateInLiveStream
             }
             if s == missingModelPath { return externalFileUnset }
+            if s == noSegmenterOutput { return noSegmenterOutputMediaPipe }
             return nil
         // A model mistake MediaPipe words itself (e.g. blendshapes asked of a bundle without them).
         case .invalidModel(let s) where s.hasPrefix("INVALID_ARGUMENT: "): return s

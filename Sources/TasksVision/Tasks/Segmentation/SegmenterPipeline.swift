@@ -1,0 +1,116 @@
+import TasksVisionEngine
+import TasksVisionFormat
+
+/// MediaPipe's `ImageSegmenterGraph` on the CPU (image_segmenter_graph.cc), shared by `ImageSegmenter` and
+/// ML Kit's `Segmenter`: the whole image (turned upright by its orientation) stretched into the model's
+/// input by `ImageToTensorCalculator` (no letterbox, replicated border), inference, then
+/// `SegmenterTensorsToMasks` to the output size. Not reentrant: one caller at a time.
+final class SegmenterPipeline {
+    let resources: ModelResources
+    let range: ImageToTensor.ValueRange
+    let activation: SegmenterTensorsToMasks.Activation
+    /// The output tensor the masks come from, and its size.
+    let output: Int
+    let shape: SegmenterTensorsToMasks.Shape
+    /// The category names (the output tensor's `TENSOR_AXIS_LABELS` file), empty without one.
+    let labels: [String]
+
+    init(path: String, threads: Int) throws {
+        let resources = try ModelResources(path: path, threads: threads)
+        let name = resources.model.name
+        let interpreter = resources.interpreter
+        guard interpreter.inputs.count >= 1, interpreter.inputs[0].shape.count == 4,
+              interpreter.inputs[0].shape[3] == 3 else {
+            throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its input is "
+                                               + "\(interpreter.inputs.first?.shape ?? []), not [1, H, W, 3]")
+        }
+        // MediaPipe reads the model's last output (GetOutputTensor) as an image-like tensor, of 2 to 4
+        // dimensions; a detector's [1, N, K] would pass there, so a [1, H, W, C] image is required here.
+        guard let last = interpreter.outputs.indices.last, interpreter.outputs[last].shape.count == 4,
+              interpreter.outputs[last].shape[0] == 1,
+              let shape = SegmenterTensorsToMasks.Shape(dimensions: interpreter.outputs[last].shape),
+              shape.width > 1, shape.height > 1 else {
+            throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its output "
+                                               + "\(interpreter.outputs.last?.shape ?? []) is not an "
+                                               + "[1, H, W, C] segmentation")
+        }
+        let subgraph = resources.metadata?.subgraphs.first
+        var activation = SegmenterTensorsToMasks.Activation.none
+        if let custom = subgraph?.customMetadata.first(where: { $0.name == "SEGMENTER_METADATA" }) {
+            guard let a = SegmenterTensorsToMasks.activation(segmenterMetadata: custom.data) else {
+                throw VisionTaskError.invalidModel(
+                    "\(name): Invalid activation type found in CustomMetadata of ImageSegmenterOptions type.")
+            }
+            activation = a
+        }
+        if activation == .softmax && shape.channels < 2 {
+            throw VisionTaskError.invalidModel("\(name): SOFTMAX activation requires channels > 1.")
+        }
+        self.resources = resources
+        range = try resources.inputRange(default: nil)
+        self.activation = activation
+        output = last
+        self.shape = shape
+        labels = Self.labels(resources, tensor: subgraph?.outputs.last)
+    }
+
+    /// `GetLabelItemsIfAny`: the lines of the output tensor's first `TENSOR_AXIS_LABELS` file. (A file of
+    /// the display-names locale only gives display names, which the task does not return.)
+    static func labels(_ resources: ModelResources, tensor: ModelMetadata.TensorMetadata?) -> [String] {
+        guard let file = tensor?.associatedFiles.first(where: { $0.type == .tensorAxisLabels }),
+              let data = resources.associatedFiles[file.name] else { return [] }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+    }
+
+    /// The model's input pixels for `image`: the whole image, upright (mirrored images flipped back),
+    /// stretched to `width` x `height` (8-bit RGB).
+    static func inputPixels(_ image: MPImage, width: Int, height: Int) -> [UInt8] {
+        ImageToTensor.warp(image, roi: ImageToTensor.fullImageRoi(image),
+                           flipHorizontally: image.orientation.isMirrored, width: width, height: height,
+                           border: .replicate)
+    }
+
+    /// The model's input for `image`, then inference.
+    private func infer(_ image: MPImage) {
+        let interpreter = resources.interpreter
+        let pixels = Self.inputPixels(image, width: resources.inputWidth, height: resources.inputHeight)
+        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.invoke()
+    }
+
+    struct Masks {
+        var confidence: [Mask]?
+        var category: Mask?
+    }
+
+    /// The masks of `image` at `outputWidth` x `outputHeight`: MediaPipe uses the image's stored size;
+    /// the tasks here pass the displayed size, so turned images give masks as displayed.
+    func run(_ image: MPImage, confidence: Bool, category: Bool, outputWidth: Int, outputHeight: Int) -> Masks {
+        infer(image)
+        return resources.interpreter.withOutput(output) { tensor in
+            var masks = Masks()
+            if confidence {
+                masks.confidence = SegmenterTensorsToMasks.confidenceMasks(
+                    tensor, shape: shape, activation: activation, outputWidth: outputWidth,
+                    outputHeight: outputHeight
+                ).map { Mask(checkedWidth: outputWidth, height: outputHeight, values: $0) }
+            }
+            if category {
+                let bytes = SegmenterTensorsToMasks.categoryMask(tensor, shape: shape, activation: activation,
+                                                                 outputWidth: outputWidth, outputHeight: outputHeight)
+                masks.category = Mask(checkedWidth: outputWidth, height: outputHeight, bytes: bytes)
+            }
+            return masks
+        }
+    }
+
+    /// The activated model output at its own size (channel `channel`), for ML Kit's raw-size mask.
+    func rawConfidence(_ image: MPImage, channel: Int = 0) -> [Float] {
+        infer(image)
+        return resources.interpreter.withOutput(output) { tensor in
+            let masks = SegmenterTensorsToMasks.confidenceMasks(tensor, shape: shape, activation: activation,
+                                                                outputWidth: shape.width, outputHeight: shape.height)
+            return channel < masks.count ? masks[channel] : []
+        }
+    }
+}

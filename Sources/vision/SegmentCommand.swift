@@ -1,0 +1,147 @@
+import Foundation
+import TasksVision
+import TasksVisionImageIO
+
+/// `vision segment [options] PATH... | --video DIR|FILE|/dev/videoN`: the person's mask (MediaPipe ImageSegmenter
+/// on a selfie model), written with --masks, and the background blurred or replaced with --background.
+enum SegmentCommand: TaskCommand {
+    static let defaultModel = "selfie_segmenter.tflite"
+    static let defaultBlurRadius = 12
+
+    static let table = OptionTable(
+        command: "segment", summary: "Separate people from the background (MediaPipe ImageSegmenter, selfie models).",
+        positional: TaskCommandOptions.positional,
+        options: [
+            TaskCommandOptions.model("selfie segmentation .tflite (also selfie_segmentation.tflite, "
+                                     + "selfie_segmentation_landscape.tflite)", default: defaultModel),
+            .text("--masks", "DIR", default: "none",
+                  "write each input's person confidence (round(255 p), 8-bit gray) as DIR/<name>.png"),
+            .flag("--category-mask", "with --masks, also write MediaPipe's category mask (0 the person, 255 the "
+                  + "background) as DIR/<name>_category.png"),
+            .text("--background", "blur[=R]|COLOR|IMAGE", default: "none",
+                  "with --overlay, write the input with its background replaced: blurred (box blur of radius R "
+                  + "pixels, \(defaultBlurRadius) if not given), a colour (#RRGGBB, R,G,B or black, white, gray, "
+                  + "green, blue, red) or an image (scaled to cover each frame, centred, the excess cropped)"),
+        ] + TaskCommandOptions.common,
+        ownOptions: ["--category-mask", "--background"])
+
+    /// Result JSON: the mask's size and the share of its pixels MediaPipe's category mask gives the person.
+    struct Output: Encodable { let width: Int; let height: Int; let person: Float }
+
+    static let benchmarks = [
+        BenchmarkEntry(name: "segment", photo: "pose_standing_1.png", sequence: "pose_dance_1",
+                       reference: reference(defaultModel)),
+        BenchmarkEntry(name: "segment-general", arguments: ["--model", "selfie_segmentation.tflite"],
+                       photo: "pose_standing_1.png", reference: reference("selfie_segmentation.tflite")),
+        BenchmarkEntry(name: "segment-landscape", arguments: ["--model", "selfie_segmentation_landscape.tflite"],
+                       photo: "pose_standing_1.png", reference: reference("selfie_segmentation_landscape.tflite")),
+    ]
+
+    static func reference(_ model: String) -> BenchmarkEntry.Reference {
+        .init("ImageSegmenter", model: model, call: "segment", options: ["output_category_mask": 1])
+    }
+
+    static func maker(_ o: ParsedOptions) throws -> TaskMaker {
+        let roi = try TaskCommandOptions.region(o)
+        // Every check of --background is made once, before the first frame.
+        let background = try o.string("--background").map { try parseBackground($0) }
+        if background != nil && !o.isSet("--overlay") {
+            throw UsageError("--background needs --overlay DIR|FILE.mp4, where the picture with its new background "
+                             + "is written")
+        }
+        let category = o.flag("--category-mask")
+        if category && !o.isSet("--masks") {
+            throw UsageError("--category-mask writes into the --masks folder; give --masks DIR")
+        }
+        let model = try TaskCommandOptions.modelPath(o, default: defaultModel, kind: .segmenter)
+        return TaskMaker { setup in
+            let options = setup.options(ImageSegmenterOptions(), model: model)
+            options.shouldOutputCategoryMask = true
+            // A compositor per task: it keeps the scaled background image of the frame size it saw.
+            let compositor = try background.map { try BackgroundCompositor(background: $0) }
+            let report = { (r: ImageSegmenterResult) in Self.report(r, category: category, compositor: compositor) }
+            options.resultCallback = setup.callback(report)
+            return LibraryFrameTask(try ImageSegmenter(options: options), roi: roi, report: report)
+        }
+    }
+
+    static func report(_ r: ImageSegmenterResult, category: Bool, compositor: BackgroundCompositor?) -> FrameReport {
+        let confidence = r.confidenceMasks?.first
+        let bytes = r.categoryMask?.uint8Data ?? []
+        let person = bytes.isEmpty ? 0 : Float(bytes.reduce(0) { $0 + ($1 == 0 ? 1 : 0) }) / Float(bytes.count)
+        let output = Output(width: r.categoryMask?.width ?? 0, height: r.categoryMask?.height ?? 0, person: person)
+        var masks = [FrameMask.largest(of: confidence.map { [$0] } ?? [])]
+        if category, let mask = r.categoryMask {
+            masks.append(FrameMask(suffix: "_category") { w, h in
+                mask.width == w && mask.height == h ? mask.uint8Data : [UInt8](repeating: 255, count: w * h)
+            })
+        }
+        var report = FrameReport(result: output, summary: String(format: "person %.1f%% of the image", person * 100)) {
+            overlay in
+            guard let compositor, let mask = confidence, mask.width == overlay.width, mask.height == overlay.height,
+                  let frame = try? MPImage(pixels: overlay.pixels, width: overlay.width, height: overlay.height,
+                                           pixelFormat: .rgb8),
+                  let composed = try? compositor.composite(frame, mask: mask) else { return }
+            overlay = Overlay(composed)
+        }
+        report.masks = masks
+        return report
+    }
+
+    /// `--background`: `blur`, `blur=R`, a colour, or an image file that can be read.
+    static func parseBackground(_ text: String) throws -> BackgroundCompositor.Background {
+        let lower = text.lowercased()
+        if lower == "blur" { return .blur(radius: defaultBlurRadius) }
+        if lower.hasPrefix("blur=") {
+            guard let r = Int(lower.dropFirst(5)), (0...BackgroundCompositor.maximumBlurRadius).contains(r) else {
+                throw UsageError("--background \(text): the blur radius must be a whole number of pixels, 0 to "
+                                 + "\(BackgroundCompositor.maximumBlurRadius)")
+            }
+            return .blur(radius: r)
+        }
+        if let c = color(lower) { return .color(red: c.0, green: c.1, blue: c.2) }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) else {
+            throw UsageError("--background \(text) is neither blur[=R], a colour (#RRGGBB, R,G,B or a name: "
+                             + colorNames.keys.sorted().joined(separator: ", ") + ") nor an image file")
+        }
+        do {
+            return .image(try MPImage(contentsOfFile: text))
+        } catch {
+            throw UsageError("--background \(text): the image cannot be read: \(error)")
+        }
+    }
+
+    static let colorNames: [String: (UInt8, UInt8, UInt8)] = [
+        "black": (0, 0, 0), "white": (255, 255, 255), "gray": (128, 128, 128), "green": (0, 255, 0),
+        "blue": (0, 0, 255), "red": (255, 0, 0),
+    ]
+
+    /// `#RRGGBB`, `RRGGBB` (hex), `R,G,B` (0-255) or a name; nil when `text` is none of them.
+    static func color(_ text: String) -> (UInt8, UInt8, UInt8)? {
+        if let named = colorNames[text] { return named }
+        let hex = text.hasPrefix("#") ? String(text.dropFirst()) : text
+        if hex.count == 6, hex.allSatisfy(\.isHexDigit), let v = UInt32(hex, radix: 16) {
+            return (UInt8(v >> 16), UInt8((v >> 8) & 0xff), UInt8(v & 0xff))
+        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            UInt8($0.trimmingCharacters(in: .whitespaces))
+        }
+        if parts.count == 3, let r = parts[0], let g = parts[1], let b = parts[2] { return (r, g, b) }
+        return nil
+    }
+}
+
+extension ImageSegmenter: LibraryTask {
+    func call(image: MPImage, roi: ImageProcessingOptions?) throws -> ImageSegmenterResult {
+        try segment(image: image, imageProcessingOptions: roi)
+    }
+
+    func call(videoFrame: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> ImageSegmenterResult {
+        try segment(videoFrame: videoFrame, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    }
+
+    func callAsync(image: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Bool {
+        try segmentAsync(image: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    }
+}
