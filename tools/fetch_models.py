@@ -193,7 +193,7 @@ def main():
             except OSError as e:  # URLError, HTTPError and timeouts are OSErrors
                 unreachable[name] = f"{OFFICIAL_URLS[name]} is unreachable ({getattr(e, 'reason', e)})"
         else:
-            unreachable[name] = f"not in {shared_models}, and it has no public download"
+            unreachable[name] = f"not in {shared_models}, and setup knows no download for it"
 
     for bundle, members in BUNDLES:
         if ok(bundle):
