@@ -1,4 +1,7 @@
 // swift-tools-version:6.2
+// 6.2 is the floor: from 6.2 on SwiftPM builds a dependency whose targets carry unsafe flags when its manifest is
+// tools-version 6.2 or later; 6.1 refuses such a product ("contains unsafe build flags"). tools/consumer_test.sh
+// builds Examples/Consumer against this package by URL and version.
 import PackageDescription
 
 // Unsafe flags never reach an Apple platform build. A manifest evaluated on a Mac (Xcode, or swift build there;
