@@ -7,7 +7,7 @@ import PackageDescription
 // Unsafe flags never reach an Apple platform build. A manifest evaluated on a Mac (Xcode, or swift build there;
 // Apple platforms are built nowhere else) declares none, as Xcode may refuse a dependency that declares any; elsewhere
 // each one is conditioned on non-Apple platforms. TASKSVISION_NO_UNSAFE_FLAGS=1 gives the Mac's manifest anywhere.
-// Without them the kernels compute the same bits, slower (Tests/TasksVisionFormatTests/PackagingTests.swift checks).
+// Without them the kernels compute the same bits, slower. Tests/TasksVisionFormatTests/PackagingTests.swift checks.
 #if canImport(Darwin)
 let unsafeFlagsAllowed = false
 #else
