@@ -45,7 +45,7 @@ SAME_WEIGHTS = {
 NEEDED_BY = {
     "face_detection_short_range.tflite": "vision faces and FaceDetector when blaze_face_short_range.tflite is missing",
     "hand_landmark_full.tflite": "hand_landmarker.task (vision hands/gestures/palms)",
-    "palm_detection_full.tflite": "vision palms --model, and hands when hand_detector.tflite is missing",
+    "palm_detection_full.tflite": "vision palms --model, and hand_detector.tflite where that is missing",
     "blaze_face_short_range.tflite": "vision faces, FaceDetector (the default model)",
     "canned_gesture_classifier.tflite": "vision gestures, GestureRecognizer",
     "custom_gesture_classifier_modelmaker_testdata.tflite": "the tests",
