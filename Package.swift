@@ -52,7 +52,7 @@ let package = Package(
         .library(name: "TasksVisionImageIO", targets: ["TasksVisionImageIO"]),
         .library(name: "TasksVisionTraining", targets: ["TasksVisionTraining"]),
         .library(name: "TasksVisionPoseClassification", targets: ["TasksVisionPoseClassification"]),
-        .executable(name: "vision", targets: ["vision"]),
+        .executable(name: "vision", targets: ["VisionTool"]),
         .executable(name: "vision-bench", targets: ["vision-bench"]),
     ],
     targets: [
@@ -97,16 +97,18 @@ let package = Package(
                 dependencies: ["TasksVision", "TasksVisionEngine", "TasksVisionFormat", "TasksVisionImageIO"]),
         // Layer 4: ML Kit's pose classification and repetition counting (its quickstart's Java classes).
         .target(name: "TasksVisionPoseClassification", dependencies: ["TasksVision"]),
-        // Command-line tool.
-        .executableTarget(name: "vision",
-                          dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision",
-                                         "TasksVisionImageIO", "TasksVisionTraining",
-                                         "TasksVisionPoseClassification"]),
+        // The command line's commands (module `vision`): each command one type in the registry (Commands.swift),
+        // shared by the `vision` executable and the benchmark.
+        .target(name: "vision",
+                dependencies: ["TasksVisionFormat", "TasksVisionKernels", "TasksVisionEngine", "TasksVision",
+                               "TasksVisionImageIO", "TasksVisionTraining", "TasksVisionPoseClassification"]),
+        // Command-line tool: the product `vision`, its main.swift alone.
+        .executableTarget(name: "VisionTool", dependencies: ["vision", "TasksVisionEngine"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",
-            dependencies: ["TasksVisionFormat", "TasksVisionEngine", "TasksVision", "TasksVisionImageIO",
-                           "TasksVisionPoseClassification"],
+            dependencies: ["vision", "TasksVisionFormat", "TasksVisionKernels", "TasksVisionEngine", "TasksVision",
+                           "TasksVisionImageIO", "TasksVisionPoseClassification"],
             path: "Benchmarks/vision-bench"
         ),
         // Test support: puts the test process on the OpenBLAS kernels the executables use.

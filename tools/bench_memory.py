@@ -33,25 +33,13 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
 
 
 SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
-# task, command line arguments, photo, MediaPipe task in IMAGE mode (its class, bundle, call), hands (0: not a
-# hand task).
-TASKS = [
-    ("faces", ["faces"], "faces_two_1.png", "FaceDetector", "blaze_face_short_range.tflite", "detect", 0),
-    ("hands", ["hands"], "hands_two_1.png", "HandLandmarker", "hand_landmarker.task", "detect", 2),
-    ("gestures", ["gestures"], "hands_two_1.png", "GestureRecognizer", "gesture_recognizer.task", "recognize", 2),
-    ("pose", ["pose"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_lite.task", "detect", 0),
-    ("pose-accurate", ["pose", "--accurate"], "pose_standing_1.png", "PoseLandmarker", "pose_landmarker_full.task",
-     "detect", 0),
-]
-
 TASK_CHILD = r"""
-import resource, sys
+import json, resource, sys
 import mediapipe as mp
 from mediapipe.tasks.python import vision, BaseOptions
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-cls, model, call, hands, photo = sys.argv[1:6]
-extra = {"num_hands": int(hands)} if int(hands) else {}
-options = getattr(vision, cls + "Options")(base_options=BaseOptions(model_asset_path=model), **extra)
+cls, model, call, extra, photo = sys.argv[1:6]
+options = getattr(vision, cls + "Options")(base_options=BaseOptions(model_asset_path=model), **json.loads(extra))
 task = getattr(vision, cls).create_from_options(options)
 getattr(task, call)(mp.Image.create_from_file(photo))
 print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) * 1024)
@@ -78,12 +66,20 @@ def tasks(threads):
     cli = os.path.join(ROOT, ".build", "release", "vision")
     alone = child_peak([cli, "kernels"])
     print(f"{'task':42} {'ours MB':>8} {'mediapipe MB':>12} {'ratio':>6}")
-    for name, args, photo, cls, model, call, hands in TASKS:
+    # The image-mode task runs with a MediaPipe counterpart, as `vision --help --json` lists them.
+    runs = json.loads(subprocess.run([cli, "--help", "--json"], check=True, capture_output=True,
+                                     text=True).stdout)["benchmarks"]
+    for run in runs:
+        reference = run.get("reference")
+        if not reference or reference["video"] or run["mode"] != "image":
+            continue
+        name, photo = run["name"], run["photo"]
         image = os.path.join(SHARED, "testdata", "images", photo)
-        counts = ["--num-hands", str(hands)] if hands else []
-        ours = (child_peak([cli] + args + counts + ["--threads", str(threads), image]) - alone) / 1e6
-        theirs = int(last_line([sys.executable, "-c", TASK_CHILD, cls, os.path.join(ROOT, "Models", model), call,
-                                str(hands), image])) / 1e6
+        args = [run["command"]] + run["arguments"]
+        ours = (child_peak([cli] + args + ["--threads", str(threads), image]) - alone) / 1e6
+        theirs = int(last_line([sys.executable, "-c", TASK_CHILD, reference["task"],
+                                os.path.join(ROOT, "Models", reference["model"]), reference["call"],
+                                json.dumps(reference["options"]), image])) / 1e6
         print(f"{name + ' (' + photo + ')':42} {ours:8.1f} {theirs:12.1f} {ours / max(theirs, 1e-9):6.2f}", flush=True)
 
 

@@ -46,6 +46,30 @@ def ours(task, photo, runs):
     return {(o["width"], o["height"]): o["medianMs"] for o in map(json.loads, out.strip().splitlines())}
 
 
+def vision_runs():
+    """The benchmark runs of the vision command's task commands (`vision --help --json`)."""
+    cli = os.path.join(ROOT, ".build", "release", "vision")
+    out = subprocess.run([cli, "--help", "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["benchmarks"]
+
+
+def mediapipe_task(reference):
+    """The MediaPipe task a run is compared with, and how to call it on a frame (video frames 33 ms apart)."""
+    options = getattr(vision, reference["task"] + "Options")(
+        base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", reference["model"])),
+        running_mode=vision.RunningMode.VIDEO if reference["video"] else vision.RunningMode.IMAGE,
+        **reference["options"])
+    task = getattr(vision, reference["task"]).create_from_options(options)
+    if not reference["video"]:
+        return task, lambda t, im: getattr(t, reference["call"])(im)
+    clock = {"t": 0}
+
+    def call(t, im):
+        clock["t"] += 33
+        return getattr(t, reference["call"] + "_for_video")(im, clock["t"])
+    return task, call
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=100)
@@ -53,52 +77,13 @@ def main():
     ap.add_argument("--tasks", nargs="*", default=None)
     args = ap.parse_args()
     print(f"{'task':24} {'frame':>10} {'ours ms':>8} {'mediapipe ms':>12} {'ratio':>6} {'pooled':>6}")
-    tasks = [("faces", "faces_two_1.png",
-              lambda: vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(
-                  base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models",
-                                                                         "blaze_face_short_range.tflite")))),
-              lambda t, im: t.detect(im))]
-    def hand_task(kind, mode):
-        base = BaseOptions(model_asset_path=os.path.join(
-            ROOT, "Models", "hand_landmarker.task" if kind == "hands" else "gesture_recognizer.task"))
-        if kind == "hands":
-            return vision.HandLandmarker.create_from_options(vision.HandLandmarkerOptions(
-                base_options=base, num_hands=2, running_mode=mode))
-        return vision.GestureRecognizer.create_from_options(vision.GestureRecognizerOptions(
-            base_options=base, num_hands=2, running_mode=mode))
-    clock = {"t": 0}
-    def video_call(method):
-        def call(t, im):
-            clock["t"] += 33
-            return getattr(t, method)(im, clock["t"])
-        return call
-    tasks += [
-        ("hands", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
-        ("hands-video", "hands_two_1.png", lambda: hand_task("hands", vision.RunningMode.VIDEO),
-         video_call("detect_for_video")),
-        ("gestures", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.IMAGE),
-         lambda t, im: t.recognize(im)),
-        ("gestures-video", "hands_two_1.png", lambda: hand_task("gestures", vision.RunningMode.VIDEO),
-         video_call("recognize_for_video")),
-    ]
-    def pose_task(model, mode):
-        return vision.PoseLandmarker.create_from_options(vision.PoseLandmarkerOptions(
-            base_options=BaseOptions(model_asset_path=os.path.join(ROOT, "Models", model)), num_poses=1,
-            running_mode=mode))
-    tasks += [
-        ("pose", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.IMAGE),
-         lambda t, im: t.detect(im)),
-        ("pose-stream", "pose_standing_1.png", lambda: pose_task("pose_landmarker_lite.task", vision.RunningMode.VIDEO),
-         video_call("detect_for_video")),
-        ("pose-accurate", "pose_standing_1.png",
-         lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.IMAGE), lambda t, im: t.detect(im)),
-        ("pose-accurate-stream", "pose_standing_1.png",
-         lambda: pose_task("pose_landmarker_full.task", vision.RunningMode.VIDEO), video_call("detect_for_video")),
-    ]
+    # The task runs and their MediaPipe counterparts, as `vision --help --json` lists them (each task command
+    # declares its own).
+    tasks = [(r["name"], r["photo"], r["reference"]) for r in vision_runs() if r.get("reference")]
     if args.tasks:
         tasks = [t for t in tasks if t[0] in args.tasks]
-    for name, photo, make, call in tasks:
-        task = make()
+    for name, photo, reference in tasks:
+        task, call = mediapipe_task(reference)
         fr = frames(photo)
         our_medians, their_medians = {s: [] for s in SIZES}, {s: [] for s in SIZES}
         for _ in range(args.rounds):

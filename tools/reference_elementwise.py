@@ -3,7 +3,7 @@
 one-op LOGISTIC and SOFTMAX models: specials, far and subnormal inputs, softmax rows of 1 to 64 values and rows
 whose smallest outputs or intermediates pass below 2^-126 (XNNPACK runs its operators with subnormals flushed to
 zero: pthreadpool's PTHREADPOOL_FLAG_DISABLE_DENORMALS). The engine's copies of those kernels
-(Sources/TasksVisionEngine/Kernels/XNNPACKElementwise*.swift) are checked against them on every machine.
+(Sources/TasksVisionEngine/Layers/XNNPACKElementwise*.swift) are checked against them on every machine.
 
     python3 tools/reference_elementwise.py Tests/Fixtures/engine/x86_avx512_elementwise.json   # an AVX-512 CPU
     qemu-x86_64-static -cpu EPYC-Milan python3 tools/reference_elementwise.py \

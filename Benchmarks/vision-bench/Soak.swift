@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import TasksVision
 import TasksVisionImageIO
+import vision
 
 /// Long-session check: one task runs over many frames (a ../shared/testdata sequence, looped)
 /// in video or live-stream mode, and the process's resident memory is sampled every
@@ -29,70 +30,20 @@ enum Soak {
         }
     }
 
+    /// The task runs of the registry that have a sequence to soak over.
+    static var tasks: [BenchmarkTask] { BenchmarkTask.all.filter { $0.entry.sequence != nil } }
+
     /// Runs `task` in `mode` ("video" or "live") over `count` frames; returns the samples.
-    static func run(task: String, mode: String, count: Int, every: Int, threads: Int) throws -> [Sample] {
+    static func run(task name: String, mode: String, count: Int, every: Int, threads: Int) throws -> [Sample] {
         let live = mode == "live"
         guard live || mode == "video" else { fail("--mode takes video or live") }
-        let models = TaskBenchmark.repositoryRoot + "/Models/"
-        let images = try frames(sequence: task.hasPrefix("hands") || task.hasPrefix("gestures")
-                                ? "hand_asl_1" : "pose_dance_1")
-        let step: (MPImage, Int) throws -> Void
-        switch task {
-        case "faces":
-            let o = FaceDetectorOptions()
-            o.baseOptions.modelAssetPath = models + "blaze_face_short_range.tflite"
-            o.baseOptions.threads = threads
-            o.runningMode = live ? .liveStream : .video
-            if live { o.resultCallback = { _, _ in } }
-            let t = try FaceDetector(options: o)
-            step = live ? { image, ts in
-                _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
-            }
-                        : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
-        case "hands":
-            let o = HandLandmarkerOptions()
-            o.baseOptions.modelAssetPath = models + "hand_landmarker.task"
-            o.baseOptions.threads = threads
-            o.numHands = 2
-            o.runningMode = live ? .liveStream : .video
-            if live { o.resultCallback = { _, _ in } }
-            let t = try HandLandmarker(options: o)
-            step = live ? { image, ts in
-                _ = try t.detectAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
-            }
-                        : { image, ts in _ = try t.detect(videoFrame: image, timestampInMilliseconds: ts) }
-        case "gestures":
-            let o = GestureRecognizerOptions()
-            o.baseOptions.modelAssetPath = models + "gesture_recognizer.task"
-            o.baseOptions.threads = threads
-            o.numHands = 2
-            o.runningMode = live ? .liveStream : .video
-            if live { o.resultCallback = { _, _ in } }
-            let t = try GestureRecognizer(options: o)
-            step = live ? { image, ts in
-                _ = try t.recognizeAsync(image: image, timestampInMilliseconds: ts); t.waitForPendingResults()
-            }
-                        : { image, ts in _ = try t.recognize(videoFrame: image, timestampInMilliseconds: ts) }
-        case "pose":
-            // ML Kit's detector: .stream for video; `process` off the caller's thread for live frames
-            // (its async form: the completion-handler form answers on the main queue, which this loop holds).
-            let o = PoseDetectorOptions()
-            o.modelAssetPath = models + "pose_landmarker_lite.task"
-            o.threads = threads
-            o.detectorMode = .stream
-            let t = PoseDetector.poseDetector(options: o)
-            if live {
-                step = { image, _ in
-                    let done = DispatchSemaphore(value: 0)
-                    Task { _ = try? await t.process(VisionImage(image: image)); done.signal() }
-                    done.wait()
-                }
-            } else {
-                step = { image, ts in _ = try t.results(in: VisionImage(image: image), timestampInMilliseconds: ts) }
-            }
-        default:
-            fail("unknown soak task '\(task)' (faces, hands, gestures, pose)")
+        guard let task = tasks.first(where: { $0.entry.name == name }), let sequence = task.entry.sequence else {
+            fail("unknown soak task '\(name)' (\(tasks.map(\.entry.name).joined(separator: ", ")))")
         }
+        let images = try frames(sequence: sequence)
+        // A live frame is waited for before the next, so every frame is processed.
+        let run = try task.make(mode: live ? .liveStream : .video, threads: threads)
+        let step = { (image: MPImage, timestamp: Int) in try run.run(image, timestamp: timestamp) }
         var samples: [Sample] = []
         for i in 0..<count {
             // Loop the sequence back and forth so that tracking sees continuous motion.
@@ -113,7 +64,7 @@ enum Soak {
     }
 
     static func main(task: String, mode: String, options: Options, frames count: Int, every: Int) {
-        let tasks = task == "all" ? ["faces", "hands", "gestures", "pose"] : [task]
+        let tasks = task == "all" ? Self.tasks.map(\.entry.name) : [task]
         let modes = mode == "both" ? ["video", "live"] : [mode]
         var flat = true
         for t in tasks {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import TasksVision
 import TasksVisionImageIO
+import vision
 
 /// Per-frame latency of whole vision tasks (preprocessing, inference, postprocessing).
 enum TaskBenchmark {
@@ -48,111 +49,36 @@ enum TaskBenchmark {
         }
     }
 
-    static func run(task: String, options: Options) {
+    /// Benchmarks of the bench's own, beside the task commands' runs (`BenchmarkTask.all`).
+    static let own: [String: (Options) throws -> Void] = ["pose-classify": PoseClassifyBenchmark.run]
+
+    /// Every name `--task` takes: the registry's task runs, then the bench's own.
+    static var names: [String] { BenchmarkTask.all.map(\.entry.name) + own.keys.sorted() }
+
+    /// Times a task run of the registry (as `vision <command>` makes its task) on the photo at each size,
+    /// and the runs it is compared with on the same frames.
+    static func run(task name: String, options: Options) {
         let sizes = options.sizes.isEmpty ? [(640, 480), (1280, 720)] : options.sizes
         let threads = options.threads.first ?? 1
         do {
-            switch task {
-            case "faces":
-                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/faces_two_1.png")
-                let o = FaceDetectorOptions()
-                o.baseOptions.modelAssetPath = options.models.first.flatMap {
-                    $0.hasSuffix(".tflite") && !defaultModels.contains(($0 as NSString).lastPathComponent) ? $0 : nil
+            if let benchmark = own[name] { return try benchmark(options) }
+            guard let task = BenchmarkTask.named(name) else {
+                fail("unknown task '\(name)' (\(names.joined(separator: ", ")))")
+            }
+            let compared = task.entry.alsoTimes.compactMap(BenchmarkTask.named)
+            let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/" + task.entry.photo)
+            let model = options.explicitModels ? options.models.first : nil
+            for size in sizes {
+                let image = try frame(photo, width: size.0, height: size.1)
+                for t in [task] + compared {
+                    // A task of its own per size: stream modes start tracking afresh.
+                    let run = try t.make(threads: threads, model: t.entry.name == name ? model : nil)
+                    var timestamp = 0
+                    report(t.entry.name, size, try time(runs: options.runs, warmup: options.warmup) {
+                        timestamp += 33
+                        try run.run(image, timestamp: timestamp)
+                    }, json: options.json, threads: threads)
                 }
-                    ?? repositoryRoot + "/Models/blaze_face_short_range.tflite"
-                o.baseOptions.threads = threads
-                let detector = try FaceDetector(options: o)
-                for size in sizes {
-                    let image = try frame(photo, width: size.0, height: size.1)
-                    report("faces", size,
-                           try time(runs: options.runs, warmup: options.warmup) {
-                               _ = try detector.detect(image: image)
-                           }, json: options.json, threads: threads)
-                }
-            case "palms":
-                // Palm detection alone, then the whole hand landmarker on the same frame, for comparison.
-                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/hands_two_1.png")
-                let o = HandDetectorOptions()
-                o.baseOptions.modelAssetPath = repositoryRoot + "/Models/hand_landmarker.task"
-                o.baseOptions.threads = threads
-                o.numHands = 2
-                let detector = try HandDetector(options: o)
-                let lo = HandLandmarkerOptions()
-                lo.baseOptions.modelAssetPath = o.baseOptions.modelAssetPath
-                lo.baseOptions.threads = threads
-                lo.numHands = 2
-                let landmarker = try HandLandmarker(options: lo)
-                for size in sizes {
-                    let image = try frame(photo, width: size.0, height: size.1)
-                    report("palms", size, try time(runs: options.runs, warmup: options.warmup) {
-                        _ = try detector.detect(image: image)
-                    },
-                           json: options.json, threads: threads)
-                    report("hands", size, try time(runs: options.runs, warmup: options.warmup) {
-                        _ = try landmarker.detect(image: image)
-                    },
-                           json: options.json, threads: threads)
-                }
-            case "hands", "hands-video", "gestures", "gestures-video":
-                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/hands_two_1.png")
-                let video = task.hasSuffix("-video")
-                let gestures = task.hasPrefix("gestures")
-                for size in sizes {
-                    let image = try frame(photo, width: size.0, height: size.1)
-                    var t = 0
-                    let body: () throws -> Void
-                    if gestures {
-                        let o = GestureRecognizerOptions()
-                        o.baseOptions.modelAssetPath = repositoryRoot + "/Models/gesture_recognizer.task"
-                        o.baseOptions.threads = threads
-                        o.numHands = 2
-                        o.runningMode = video ? .video : .image
-                        let r = try GestureRecognizer(options: o)
-                        body = {
-                            t += 33;
-                            _ = try video
-                                ? r.recognize(videoFrame: image, timestampInMilliseconds: t) : r.recognize(image: image)
-                        }
-                    } else {
-                        let o = HandLandmarkerOptions()
-                        o.baseOptions.modelAssetPath = repositoryRoot + "/Models/hand_landmarker.task"
-                        o.baseOptions.threads = threads
-                        o.numHands = 2
-                        o.runningMode = video ? .video : .image
-                        let r = try HandLandmarker(options: o)
-                        body = {
-                            t += 33;
-                            _ = try video
-                                ? r.detect(videoFrame: image, timestampInMilliseconds: t) : r.detect(image: image)
-                        }
-                    }
-                    report(task, size, try time(runs: options.runs, warmup: options.warmup, body), json: options.json,
-                           threads: threads)
-                }
-            case "pose", "pose-stream", "pose-accurate", "pose-accurate-stream":
-                let photo = options.image ?? (repositoryRoot + "/../shared/testdata/images/pose_standing_1.png")
-                let o: CommonPoseDetectorOptions = task.contains("accurate")
-                    ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
-                o.modelAssetPath = repositoryRoot + "/Models/"
-                    + (task.contains("accurate") ? "pose_landmarker_full.task" : "pose_landmarker_lite.task")
-                o.threads = threads
-                o.detectorMode = task.hasSuffix("stream") ? .stream : .singleImage
-                for size in sizes {
-                    let detector = PoseDetector.poseDetector(options: o)
-                    let image = VisionImage(image: try frame(photo, width: size.0, height: size.1))
-                    var t = 0
-                    report(task, size,
-                           try time(runs: options.runs, warmup: options.warmup) {
-                               t += 33;
-                               _ = try detector.results(in: image,
-                                                        timestampInMilliseconds: o.detectorMode == .stream ? t : nil)
-                           },
-                           json: options.json, threads: threads)
-                }
-            case "pose-classify": try PoseClassifyBenchmark.run(options: options)
-            default:
-                fail("unknown task '\(task)' (faces, palms, hands, hands-video, gestures, gestures-video, "
-                    + "pose, pose-stream, pose-accurate, pose-accurate-stream, pose-classify)")
             }
         } catch {
             fail("\(error)")

@@ -3,6 +3,7 @@ import Foundation
 import TasksVisionEngine
 import TasksVisionKernels
 import TasksVisionFormat
+import vision
 
 // vision-bench: latency of each model on the engine (and, later, of each vision task).
 //
@@ -95,12 +96,17 @@ func parse() -> Options {
                 + " [--no-profile]"
                 + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...]"
                 + " [--interleave on|off]")
-            print("       vision-bench --task faces|palms|hands|hands-video|gestures|gestures-video|"
-                + "pose|pose-stream|... [--image PATH] [--size WxH]... [--runs N] [--json]")
+            // The task names come from vision's command registry (BenchmarkTask).
+            let runs = BenchmarkTask.all.map(\.entry.name)
+            let commands = BenchmarkTask.all.map(\.commandName).reduce(into: [String]()) {
+                if !$0.contains($1) { $0.append($1) }
+            }
+            print("       vision-bench --task \(runs.joined(separator: "|")) [--image PATH] [--size WxH]... "
+                + "[--runs N] [--json]")
             print("       vision-bench --task pose-classify [--image SAMPLES.csv] [--runs N] [--json]")
-            print("       vision-bench --soak faces|hands|gestures|pose|all [--mode video|live|both] [--frames N]"
-                + " [--every N] [--json]")
-            print("       vision-bench --throughput faces|palms|hands|gestures|pose [--json]"
+            print("       vision-bench --soak \((Soak.tasks.map(\.entry.name) + ["all"]).joined(separator: "|")) "
+                + "[--mode video|live|both] [--frames N] [--every N] [--json]")
+            print("       vision-bench --throughput \(commands.joined(separator: "|")) [--json]"
                 + "   (inputs/s of the vision command: a process per input, --jobs 1, --jobs 2)")
             exit(0)
         default: fail("unknown argument '\(a)'")

@@ -69,7 +69,7 @@ enum OpRegistry {
         .div: { try buildBinary($0, $1, $2, .div) },
         .maximum: { try buildBinary($0, $1, $2, .maximum) },
         .minimum: { try buildBinary($0, $1, $2, .minimum) },
-        BuiltinOperator(rawValue: 99): { try buildBinary($0, $1, $2, .squaredDifference) },
+        .squaredDifference: { try buildBinary($0, $1, $2, .squaredDifference) },
         .prelu: { try buildBinary($0, $1, $2, .prelu) },
         .relu: { try buildUnary($0, $1, $2, .relu) },
         .relu6: { try buildUnary($0, $1, $2, .relu6) },
@@ -78,10 +78,10 @@ enum OpRegistry {
         .tanh: { try buildUnary($0, $1, $2, .tanh) },
         .maxPool2D: buildMaxPool2D,
         .pad: buildPad,
-        BuiltinOperator(rawValue: 60): buildPad,  // PADV2
+        .padV2: buildPad,
         .reshape: buildCopy,
-        BuiltinOperator(rawValue: 43): buildCopy,  // SQUEEZE
-        BuiltinOperator(rawValue: 70): buildCopy,  // EXPAND_DIMS
+        .squeeze: buildCopy,
+        .expandDims: buildCopy,
         .concatenation: buildConcatenation,
         .resizeBilinear: buildResizeBilinear,
         .depthToSpace: buildDepthToSpace,
@@ -95,7 +95,7 @@ enum OpRegistry {
     ]
 
     /// Ops that only change the view of their input: the output shares the input's memory.
-    static let aliasing: Set<BuiltinOperator> = [.reshape, BuiltinOperator(rawValue: 43), BuiltinOperator(rawValue: 70)]
+    static let aliasing: Set<BuiltinOperator> = [.reshape, .squeeze, .expandDims]
 
     static func isSupported(_ op: BuiltinOperator) -> Bool { builders[op] != nil }
 

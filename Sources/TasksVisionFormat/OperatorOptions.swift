@@ -19,23 +19,23 @@ public enum OperatorOptions: Sendable {
     case depthToSpace(blockSize: Int)
 
     public struct Conv2D: Sendable {
-        public var padding: Padding
-        public var strideW: Int, strideH: Int
-        public var activation: FusedActivation
-        public var dilationW: Int, dilationH: Int
+        public var padding: Padding = .same
+        public var strideW = 0, strideH = 0
+        public var activation: FusedActivation = .none
+        public var dilationW = 1, dilationH = 1
     }
     public struct DepthwiseConv2D: Sendable {
-        public var padding: Padding
-        public var strideW: Int, strideH: Int
-        public var depthMultiplier: Int
-        public var activation: FusedActivation
-        public var dilationW: Int, dilationH: Int
+        public var padding: Padding = .same
+        public var strideW = 0, strideH = 0
+        public var depthMultiplier = 0
+        public var activation: FusedActivation = .none
+        public var dilationW = 1, dilationH = 1
     }
     public struct Pool2D: Sendable {
-        public var padding: Padding
-        public var strideW: Int, strideH: Int
-        public var filterW: Int, filterH: Int
-        public var activation: FusedActivation
+        public var padding: Padding = .same
+        public var strideW = 0, strideH = 0
+        public var filterW = 0, filterH = 0
+        public var activation: FusedActivation = .none
     }
     public struct FullyConnected: Sendable {
         public var activation: FusedActivation
@@ -47,100 +47,168 @@ public enum OperatorOptions: Sendable {
         }
     }
     public struct StridedSlice: Sendable {
-        public var beginMask: Int, endMask: Int, ellipsisMask: Int, newAxisMask: Int, shrinkAxisMask: Int
-        public var offset: Bool
+        public var beginMask = 0, endMask = 0, ellipsisMask = 0, newAxisMask = 0, shrinkAxisMask = 0
+        public var offset = false
     }
 
-    /// The `BuiltinOptions` union type each operator is expected to carry.
-    static func expectedUnionType(_ op: BuiltinOperator) -> UInt8? {
+    /// Each operator's `BuiltinOptions` union type, and its options with every field at its zero value
+    /// (`fields(of:_:)` then reads or writes them); nil for an operator without options.
+    static func layout(_ op: BuiltinOperator) -> (unionType: UInt8, blank: OperatorOptions)? {
         switch op {
-        case .conv2D: return 1
-        case .depthwiseConv2D: return 2
-        case .maxPool2D, .averagePool2D: return 5
-        case .fullyConnected: return 8
-        case .softmax: return 9
-        case .concatenation: return 10
-        case .add: return 11
-        case .resizeBilinear: return 15
-        case .reshape: return 17
-        case .mul: return 21
-        case .gather: return 23
-        case .mean, .reduceMax, .reduceMin: return 27
-        case .sub: return 28
-        case .div: return 29
-        case .stridedSlice: return 32
-        case .unpack: return 64
-        case .depthToSpace: return 94
+        case .conv2D: return (1, .conv2D(Conv2D()))
+        case .depthwiseConv2D: return (2, .depthwiseConv2D(DepthwiseConv2D()))
+        case .maxPool2D, .averagePool2D: return (5, .pool2D(Pool2D()))
+        case .fullyConnected: return (8, .fullyConnected(FullyConnected()))
+        case .softmax: return (9, .softmax(beta: 0))
+        case .concatenation: return (10, .concatenation(axis: 0, activation: .none))
+        case .add: return (11, .activation(.none))
+        case .resizeBilinear: return (15, .resizeBilinear(alignCorners: false, halfPixelCenters: false))
+        case .reshape: return (17, .reshape(newShape: nil))
+        case .mul: return (21, .activation(.none))
+        case .gather: return (23, .gather(axis: 0, batchDims: 0))
+        case .mean, .reduceMax, .reduceMin: return (27, .reducer(keepDims: false))
+        case .sub: return (28, .activation(.none))
+        case .div: return (29, .activation(.none))
+        case .stridedSlice: return (32, .stridedSlice(StridedSlice()))
+        case .unpack: return (64, .unpack(num: 0, axis: 0))
+        case .depthToSpace: return (94, .depthToSpace(blockSize: 0))
         default: return nil
         }
     }
 
-    static func activation(_ raw: UInt8, _ what: String, _ file: String) throws -> FusedActivation {
-        guard let a = FusedActivation(rawValue: raw) else {
-            throw FormatError.unsupported(file: file, reason: "\(what) has unknown fused activation \(raw)")
-        }
-        return a
-    }
+    /// The `BuiltinOptions` union type each operator is expected to carry.
+    static func expectedUnionType(_ op: BuiltinOperator) -> UInt8? { layout(op)?.unionType }
 
-    static func padding(_ raw: UInt8, _ what: String, _ file: String) throws -> Padding {
-        guard let p = Padding(rawValue: raw) else {
-            throw FormatError.unsupported(file: file, reason: "\(what) has unknown padding \(raw)")
+    /// Each option's field numbers in its options table (schema.fbs), written once for reading and writing:
+    /// `coder` reads each field into `options` or writes it out. Fields are visited in table order, so a
+    /// reader's first bad field is the one named.
+    static func fields<C: OptionFieldCoder>(of options: inout OperatorOptions, _ c: inout C) throws {
+        switch options {
+        case .none:
+            return
+        case var .conv2D(o):
+            try c.padding(0, &o.padding); try c.i32(1, &o.strideW); try c.i32(2, &o.strideH)
+            try c.activation(3, &o.activation)
+            try c.i32(4, &o.dilationW, default: 1); try c.i32(5, &o.dilationH, default: 1)
+            options = .conv2D(o)
+        case var .depthwiseConv2D(o):
+            try c.padding(0, &o.padding); try c.i32(1, &o.strideW); try c.i32(2, &o.strideH)
+            try c.i32(3, &o.depthMultiplier); try c.activation(4, &o.activation)
+            try c.i32(5, &o.dilationW, default: 1); try c.i32(6, &o.dilationH, default: 1)
+            options = .depthwiseConv2D(o)
+        case var .pool2D(o):
+            try c.padding(0, &o.padding); try c.i32(1, &o.strideW); try c.i32(2, &o.strideH)
+            try c.i32(3, &o.filterW); try c.i32(4, &o.filterH); try c.activation(5, &o.activation)
+            options = .pool2D(o)
+        case var .fullyConnected(o):
+            try c.activation(0, &o.activation); try c.u8(1, &o.weightsFormat); try c.bool(2, &o.keepNumDims)
+            options = .fullyConnected(o)
+        case var .softmax(beta): try c.f32(0, &beta); options = .softmax(beta: beta)
+        case var .concatenation(axis, activation):
+            try c.i32(0, &axis); try c.activation(1, &activation)
+            options = .concatenation(axis: axis, activation: activation)
+        case var .activation(activation): try c.activation(0, &activation); options = .activation(activation)
+        case var .resizeBilinear(alignCorners, halfPixelCenters):
+            try c.bool(2, &alignCorners); try c.bool(3, &halfPixelCenters)
+            options = .resizeBilinear(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        case var .reshape(newShape): try c.int32s(0, &newShape, "new_shape"); options = .reshape(newShape: newShape)
+        case var .reducer(keepDims): try c.bool(0, &keepDims); options = .reducer(keepDims: keepDims)
+        case var .gather(axis, batchDims):
+            try c.i32(0, &axis); try c.i32(1, &batchDims)
+            options = .gather(axis: axis, batchDims: batchDims)
+        case var .stridedSlice(o):
+            try c.i32(0, &o.beginMask); try c.i32(1, &o.endMask); try c.i32(2, &o.ellipsisMask)
+            try c.i32(3, &o.newAxisMask); try c.i32(4, &o.shrinkAxisMask); try c.bool(5, &o.offset)
+            options = .stridedSlice(o)
+        case var .unpack(num, axis): try c.i32(0, &num); try c.i32(1, &axis); options = .unpack(num: num, axis: axis)
+        case var .depthToSpace(blockSize): try c.i32(0, &blockSize); options = .depthToSpace(blockSize: blockSize)
         }
-        return p
     }
 
     static func parse(op: BuiltinOperator, type: UInt8, table: FlatTable?, what: String,
                       file: String) throws -> OperatorOptions {
-        if let expected = expectedUnionType(op), let _ = table, type != expected {
-            throw FormatError.malformed(file: file,
-                                        reason: "\(what) carries builtin options of type \(type), expected \(expected)")
+        guard let layout = layout(op) else { return .none }
+        if table != nil, type != layout.unionType {
+            throw FormatError.malformed(file: file, reason: "\(what) carries builtin options of type \(type),"
+                                            + " expected \(layout.unionType)")
         }
         // A missing options table means all defaults, as in the flatbuffer schema.
-        let t = table
-        func u8(_ i: Int, _ d: UInt8 = 0) throws -> UInt8 { try t?.u8(i, default: d) ?? d }
-        func i32(_ i: Int, _ d: Int32 = 0) throws -> Int { Int(try t?.i32(i, default: d) ?? d) }
-        func bool(_ i: Int) throws -> Bool { try t?.bool(i) ?? false }
-        switch op {
-        case .conv2D:
-            return .conv2D(Conv2D(padding: try padding(try u8(0), what, file), strideW: try i32(1), strideH: try i32(2),
-                                  activation: try activation(try u8(3), what, file),
-                                  dilationW: try i32(4, 1), dilationH: try i32(5, 1)))
-        case .depthwiseConv2D:
-            return .depthwiseConv2D(DepthwiseConv2D(padding: try padding(try u8(0), what, file), strideW: try i32(1),
-                                                    strideH: try i32(2),
-                                                    depthMultiplier: try i32(3),
-                                                    activation: try activation(try u8(4), what, file),
-                                                    dilationW: try i32(5, 1), dilationH: try i32(6, 1)))
-        case .maxPool2D, .averagePool2D:
-            return .pool2D(Pool2D(padding: try padding(try u8(0), what, file), strideW: try i32(1), strideH: try i32(2),
-                                  filterW: try i32(3), filterH: try i32(4),
-                                  activation: try activation(try u8(5), what, file)))
-        case .fullyConnected:
-            return .fullyConnected(FullyConnected(activation: try activation(try u8(0), what, file),
-                                                  weightsFormat: Int(try u8(1)), keepNumDims: try bool(2)))
-        case .softmax:
-            return .softmax(beta: try t?.f32(0, default: 0) ?? 0)
-        case .concatenation:
-            return .concatenation(axis: try i32(0), activation: try activation(try u8(1), what, file))
-        case .add, .sub, .mul, .div:
-            return .activation(try activation(try u8(0), what, file))
-        case .resizeBilinear:
-            return .resizeBilinear(alignCorners: try bool(2), halfPixelCenters: try bool(3))
-        case .reshape:
-            return .reshape(newShape: try t?.int32s(0, what: "\(what) new_shape").map { $0.map(Int.init) })
-        case .mean, .reduceMax, .reduceMin:
-            return .reducer(keepDims: try bool(0))
-        case .gather:
-            return .gather(axis: try i32(0), batchDims: try i32(1))
-        case .stridedSlice:
-            return .stridedSlice(StridedSlice(beginMask: try i32(0), endMask: try i32(1), ellipsisMask: try i32(2),
-                                              newAxisMask: try i32(3), shrinkAxisMask: try i32(4), offset: try bool(5)))
-        case .unpack:
-            return .unpack(num: try i32(0), axis: try i32(1))
-        case .depthToSpace:
-            return .depthToSpace(blockSize: try i32(0))
-        default:
-            return .none
-        }
+        var options = layout.blank
+        var reader = OptionFieldReader(table: table, what: what, file: file)
+        try fields(of: &options, &reader)
+        return options
     }
+
+    /// The `BuiltinOptions` union type and table of an operator's options; nil for none.
+    static func encode(_ options: OperatorOptions, _ op: BuiltinOperator,
+                       what: String) throws -> (UInt8, FlatObject)? {
+        if case .none = options { return nil }
+        guard let type = expectedUnionType(op) else {
+            throw FormatError.unsupported(file: "model being written",
+                                          reason: "\(what) (\(op)): the writer has no options for it")
+        }
+        var options = options
+        var writer = OptionFieldWriter()
+        try fields(of: &options, &writer)
+        return (type, writer.table)
+    }
+}
+
+/// One direction over an options table: `OptionFieldReader` fills each value from the table (its
+/// default when absent), `OptionFieldWriter` puts each value into a table.
+protocol OptionFieldCoder {
+    mutating func u8(_ field: Int, _ value: inout Int) throws
+    mutating func i32(_ field: Int, _ value: inout Int, default: Int32) throws
+    mutating func bool(_ field: Int, _ value: inout Bool) throws
+    mutating func f32(_ field: Int, _ value: inout Float) throws
+    mutating func int32s(_ field: Int, _ value: inout [Int]?, _ name: String) throws
+    mutating func activation(_ field: Int, _ value: inout FusedActivation) throws
+    mutating func padding(_ field: Int, _ value: inout Padding) throws
+}
+
+extension OptionFieldCoder {
+    mutating func i32(_ field: Int, _ value: inout Int) throws { try i32(field, &value, default: 0) }
+}
+
+struct OptionFieldReader: OptionFieldCoder {
+    let table: FlatTable?
+    let what: String, file: String
+
+    func u8(_ field: Int, _ value: inout Int) throws { value = Int(try table?.u8(field, default: 0) ?? 0) }
+    func i32(_ field: Int, _ value: inout Int, default d: Int32) throws {
+        value = Int(try table?.i32(field, default: d) ?? d)
+    }
+    func bool(_ field: Int, _ value: inout Bool) throws { value = try table?.bool(field) ?? false }
+    func f32(_ field: Int, _ value: inout Float) throws { value = try table?.f32(field, default: 0) ?? 0 }
+    func int32s(_ field: Int, _ value: inout [Int]?, _ name: String) throws {
+        value = try table?.int32s(field, what: "\(what) \(name)").map { $0.map(Int.init) }
+    }
+    func activation(_ field: Int, _ value: inout FusedActivation) throws {
+        let raw = try table?.u8(field, default: 0) ?? 0
+        guard let a = FusedActivation(rawValue: raw) else {
+            throw FormatError.unsupported(file: file, reason: "\(what) has unknown fused activation \(raw)")
+        }
+        value = a
+    }
+    func padding(_ field: Int, _ value: inout Padding) throws {
+        let raw = try table?.u8(field, default: 0) ?? 0
+        guard let p = Padding(rawValue: raw) else {
+            throw FormatError.unsupported(file: file, reason: "\(what) has unknown padding \(raw)")
+        }
+        value = p
+    }
+}
+
+struct OptionFieldWriter: OptionFieldCoder {
+    var table = FlatObject()
+
+    mutating func u8(_ field: Int, _ value: inout Int) { table.set(field, u8: UInt8(clamping: value)) }
+    mutating func i32(_ field: Int, _ value: inout Int, default _: Int32) { table.set(field, i32: Int32(value)) }
+    mutating func bool(_ field: Int, _ value: inout Bool) { table.set(field, bool: value) }
+    mutating func f32(_ field: Int, _ value: inout Float) { table.set(field, f32: value) }
+    mutating func int32s(_ field: Int, _ value: inout [Int]?, _ name: String) {
+        if let v = value { table.set(field, int32s: v.map { Int32(clamping: $0) }) }
+    }
+    mutating func activation(_ field: Int, _ value: inout FusedActivation) { table.set(field, u8: value.rawValue) }
+    mutating func padding(_ field: Int, _ value: inout Padding) { table.set(field, u8: value.rawValue) }
 }

@@ -3,7 +3,7 @@
 /// files appended after the flatbuffer as TFLite Support's metadata populator appends it.
 ///
 /// Operator options are written from `OperatorOptions`, so an operator the reader parses can be
-/// written once its case is in `encode(_:)`. `TFLiteModel` reads the result back.
+/// written once its case is in `OperatorOptions.fields(of:_:)`. `TFLiteModel` reads the result back.
 public struct TFLiteModelWriter: Sendable {
     public struct Tensor: Sendable, Equatable {
         public var name: String
@@ -154,7 +154,8 @@ public struct TFLiteModelWriter: Sendable {
                 o.set(0, u32: UInt32(index))
                 o.set(1, int32s: try check(op.inputs, "operator \(oi) input", optional: true))
                 o.set(2, int32s: try check(op.outputs, "operator \(oi) output", optional: false))
-                if let (type, table) = try Self.encode(op.options, op.opcode, what: "\(what) operator \(oi)") {
+                if let (type, table) = try OperatorOptions.encode(op.options, op.opcode,
+                                                                  what: "\(what) operator \(oi)") {
                     o.set(3, u8: type)
                     o.set(4, table: table)
                 }
@@ -191,58 +192,5 @@ public struct TFLiteModelWriter: Sendable {
         var bytes = try FlatBufferWriter.serialize(root: root, identifier: "TFL3")
         if !associatedFiles.isEmpty { bytes += try ZipWriter.storedArchive(associatedFiles) }
         return bytes
-    }
-
-    /// The `BuiltinOptions` union type and table of an operator's options; nil for none.
-    static func encode(_ options: OperatorOptions, _ op: BuiltinOperator,
-                       what: String) throws -> (UInt8, FlatObject)? {
-        var t = FlatObject()
-        func type() throws -> UInt8 {
-            guard let type = OperatorOptions.expectedUnionType(op) else {
-                throw FormatError.unsupported(file: "model being written",
-                                              reason: "\(what) (\(op)): the writer has no options for it")
-            }
-            return type
-        }
-        switch options {
-        case .none:
-            return nil
-        case let .conv2D(c):
-            t.set(0, u8: c.padding.rawValue); t.set(1, i32: Int32(c.strideW)); t.set(2, i32: Int32(c.strideH))
-            t.set(3, u8: c.activation.rawValue)
-            t.set(4, i32: Int32(c.dilationW)); t.set(5, i32: Int32(c.dilationH))
-        case let .depthwiseConv2D(c):
-            t.set(0, u8: c.padding.rawValue); t.set(1, i32: Int32(c.strideW)); t.set(2, i32: Int32(c.strideH))
-            t.set(3, i32: Int32(c.depthMultiplier)); t.set(4, u8: c.activation.rawValue)
-            t.set(5, i32: Int32(c.dilationW)); t.set(6, i32: Int32(c.dilationH))
-        case let .pool2D(p):
-            t.set(0, u8: p.padding.rawValue); t.set(1, i32: Int32(p.strideW)); t.set(2, i32: Int32(p.strideH))
-            t.set(3, i32: Int32(p.filterW)); t.set(4, i32: Int32(p.filterH)); t.set(5, u8: p.activation.rawValue)
-        case let .fullyConnected(f):
-            t.set(0, u8: f.activation.rawValue); t.set(1, u8: UInt8(clamping: f.weightsFormat))
-            t.set(2, bool: f.keepNumDims)
-        case let .softmax(beta):
-            t.set(0, f32: beta)
-        case let .concatenation(axis, activation):
-            t.set(0, i32: Int32(axis)); t.set(1, u8: activation.rawValue)
-        case let .activation(activation):
-            t.set(0, u8: activation.rawValue)
-        case let .resizeBilinear(alignCorners, halfPixelCenters):
-            t.set(2, bool: alignCorners); t.set(3, bool: halfPixelCenters)
-        case let .reshape(newShape):
-            if let newShape { t.set(0, int32s: newShape.map { Int32(clamping: $0) }) }
-        case let .reducer(keepDims):
-            t.set(0, bool: keepDims)
-        case let .gather(axis, batchDims):
-            t.set(0, i32: Int32(axis)); t.set(1, i32: Int32(batchDims))
-        case let .stridedSlice(s):
-            t.set(0, i32: Int32(s.beginMask)); t.set(1, i32: Int32(s.endMask)); t.set(2, i32: Int32(s.ellipsisMask))
-            t.set(3, i32: Int32(s.newAxisMask)); t.set(4, i32: Int32(s.shrinkAxisMask)); t.set(5, bool: s.offset)
-        case let .unpack(num, axis):
-            t.set(0, i32: Int32(num)); t.set(1, i32: Int32(axis))
-        case let .depthToSpace(blockSize):
-            t.set(0, i32: Int32(blockSize))
-        }
-        return (try type(), t)
     }
 }

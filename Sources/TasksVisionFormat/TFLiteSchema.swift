@@ -31,13 +31,17 @@ public struct BuiltinOperator: Hashable, Sendable, CustomStringConvertible {
     public static let mean = BuiltinOperator(rawValue: 40)
     public static let sub = BuiltinOperator(rawValue: 41)
     public static let div = BuiltinOperator(rawValue: 42)
+    public static let squeeze = BuiltinOperator(rawValue: 43)
     public static let stridedSlice = BuiltinOperator(rawValue: 45)
     public static let prelu = BuiltinOperator(rawValue: 54)
     public static let maximum = BuiltinOperator(rawValue: 55)
     public static let minimum = BuiltinOperator(rawValue: 57)
+    public static let padV2 = BuiltinOperator(rawValue: 60)
+    public static let expandDims = BuiltinOperator(rawValue: 70)
     public static let reduceMax = BuiltinOperator(rawValue: 82)
     public static let unpack = BuiltinOperator(rawValue: 88)
     public static let reduceMin = BuiltinOperator(rawValue: 89)
+    public static let squaredDifference = BuiltinOperator(rawValue: 99)
     public static let densify = BuiltinOperator(rawValue: 124)
 
     static let names: [Int32: String] = [

@@ -92,25 +92,35 @@ public struct ZipArchive: Sendable {
                                                                    + "entries are supported, as in MediaPipe "
                                                                    + "(\"Expected uncompressed zip archive\")")
         }
+        let start = try dataOffset(of: entry, what)
+        if entry.compressedSize != entry.uncompressedSize {
+            throw FormatError.malformed(file: view.name,
+                reason: "\(what) is stored but its sizes differ (\(entry.compressedSize) vs \(entry.uncompressedSize))")
+        }
+        let data = try view.slice(start, entry.compressedSize, what)
+        try checkCRC(data, entry, what)
+        return data
+    }
+
+    /// Where an entry's (compressed) bytes start: after its local header, whose signature is checked.
+    func dataOffset(of entry: Entry, _ what: String) throws -> Int {
         let h = entry.localHeaderOffset
         guard try view.u32(h, "\(what) local header") == 0x0403_4b50 else {
             throw FormatError.malformed(file: view.name, reason: "\(what) local header at \(h) has a bad signature")
         }
         let nameLength = Int(try view.u16(h + 26))
         let extraLength = Int(try view.u16(h + 28))
-        let start = h + 30 + nameLength + extraLength
-        if entry.compressedSize != entry.uncompressedSize {
-            throw FormatError.malformed(file: view.name,
-                reason: "\(what) is stored but its sizes differ (\(entry.compressedSize) vs \(entry.uncompressedSize))")
-        }
-        let data = try view.slice(start, entry.compressedSize, what)
+        return h + 30 + nameLength + extraLength
+    }
+
+    /// Refuses an entry's bytes whose CRC-32 is not the one its directory entry gives.
+    func checkCRC(_ data: [UInt8], _ entry: Entry, _ what: String) throws {
         let crc = CRC32.checksum(data)
         if crc != entry.crc32 {
             throw FormatError.malformed(file: view.name, reason: "\(what) fails its CRC-32 check (stored "
                                                                  + "\(String(entry.crc32, radix: 16)), computed "
                                                                  + "\(String(crc, radix: 16)))")
         }
-        return data
     }
 }
 

@@ -10,12 +10,14 @@ public final class GestureEmbedder: @unchecked Sendable {
 
     /// The embedder of a parsed `gesture_embedder.tflite`.
     public init(model: TFLiteModel) throws {
-        interpreter = try Interpreter(model: model, options: .init(threads: 1))
-        guard interpreter.inputs.map(\.elementCount) == [63, 1, 63], interpreter.outputs.count == 1 else {
-            throw TrainingError.invalidBaseModel("\(model.name) takes inputs \(interpreter.inputs.map(\.shape)) and "
-                                                 + "has \(interpreter.outputs.count) outputs; a gesture embedder takes "
-                                                 + "[1,21,3], [1,1], [1,21,3] and gives one embedding")
+        func refuse(_ interpreter: Interpreter) -> Error {
+            TrainingError.invalidBaseModel("\(model.name) takes inputs \(interpreter.inputs.map(\.shape)) and has "
+                                           + "\(interpreter.outputs.count) outputs; a gesture embedder takes "
+                                           + "\(GestureEmbedderModel.inputShapes) and gives one embedding")
         }
+        // The recognizer's loader checks the inputs; training also needs the one embedding.
+        interpreter = try GestureEmbedderModel.interpreter(model, refuse: refuse)
+        guard interpreter.outputs.count == 1 else { throw refuse(interpreter) }
     }
 
     /// The embedding of a hand, with its features made the `features` way.

@@ -26,11 +26,7 @@ public struct GestureEvaluation: Sendable, Equatable {
         let embedder = try GestureEmbedder(model: try gestures.model(GestureRecognizerBundle.embedder))
         let model = try gestures.model(GestureRecognizerBundle.custom)
         let classifier = try Interpreter(model: model, options: .init(threads: 1))
-        let files = try model.associatedFiles()
-        let names = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil } ?? files.keys.sorted().first
-        let labels = names.flatMap { files[$0] }.map {
-            String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
-        } ?? []
+        let labels = try model.labels()
         guard !labels.isEmpty, classifier.outputs.first?.elementCount == labels.count else {
             throw TrainingError.invalidBaseModel("\(path): the custom classifier's labels (\(labels.count)) do not "
                                                  + "match its \(classifier.outputs.first?.elementCount ?? 0) scores")

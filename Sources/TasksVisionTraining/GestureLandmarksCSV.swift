@@ -1,4 +1,5 @@
 import Foundation
+import TasksVisionFormat
 
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ public enum GestureLandmarksCSV {
 
     /// Writes the CSV to a temporary file beside `path`, then renames it into place.
     public static func write(_ dataset: GestureDataset, to path: String) throws {
-        try AtomicFile.write(Array(text(dataset).utf8), to: path)
+        try TrainingFile.write(Array(text(dataset).utf8), to: path)
     }
 
     /// A dataset from CSV text (`name` for messages); rows keep their order.
@@ -128,9 +129,8 @@ public enum GestureLandmarksCSV {
     }
 }
 
-/// Writing a file without leaving half of it behind: a temporary file in the same folder,
-/// then a rename over the target.
-enum AtomicFile {
+/// Writing a file without leaving half of it behind (`AtomicFile`), with the training's checks and errors.
+enum TrainingFile {
     static func write(_ bytes: [UInt8], to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -142,15 +142,15 @@ enum AtomicFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &d), d.boolValue {
             throw TrainingError.unwritable(path: path, reason: "is a folder")
         }
-        let temporary = folder + "/." + url.lastPathComponent + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw TrainingError.unwritable(path: path, reason: "cannot create a file in \(folder) (permission denied "
-                                                              + "or disk full)")
-        }
-        if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw TrainingError.unwritable(path: path, reason: reason)
+        do {
+            try AtomicFile.write(path) { temporary in
+                guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+                    throw TrainingError.unwritable(path: path, reason: "cannot create a file in \(folder) "
+                                                   + "(permission denied or disk full)")
+                }
+            }
+        } catch let error as AtomicFile.RenameError {
+            throw TrainingError.unwritable(path: path, reason: error.reason)
         }
     }
 }

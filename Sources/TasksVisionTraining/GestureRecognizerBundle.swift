@@ -1,4 +1,5 @@
 import Foundation
+import TasksVision
 import TasksVisionFormat
 
 /// `gesture_recognizer.task` as Model Maker's `MetadataWriter.populate` assembles it: a zip of
@@ -7,11 +8,12 @@ import TasksVisionFormat
 /// `custom_gesture_classifier.tflite`. The base models come from an installed gesture
 /// recognizer bundle; the zips are written as `ZipWriter` writes `.task` bundles.
 public enum GestureRecognizerBundle {
-    public static let handLandmarker = "hand_landmarker.task"
-    public static let handGestureRecognizer = "hand_gesture_recognizer.task"
-    public static let embedder = "gesture_embedder.tflite"
-    public static let canned = "canned_gesture_classifier.tflite"
-    public static let custom = "custom_gesture_classifier.tflite"
+    // The member names, as the tasks read them (TaskBundleLayout).
+    public static let handLandmarker = TaskBundleLayout.handLandmarkerBundle
+    public static let handGestureRecognizer = TaskBundleLayout.handGestureRecognizerBundle
+    public static let embedder = TaskBundleLayout.gestureEmbedder
+    public static let canned = TaskBundleLayout.cannedGestureClassifier
+    public static let custom = TaskBundleLayout.customGestureClassifier
 
     /// The base models of a gesture recognizer bundle (any custom classifier in it is ignored).
     public struct Base: Sendable {
@@ -23,8 +25,7 @@ public enum GestureRecognizerBundle {
         /// Reads `gesture_recognizer.task` (a path, as `ModelLocator.resolve` gives it).
         public init(path: String) throws {
             let bundle = try TaskBundle(path: path)
-            for member in [GestureRecognizerBundle.handLandmarker, GestureRecognizerBundle.handGestureRecognizer]
-            where !bundle.contains(member) {
+            if let member = TaskBundleLayout.gestureRecognizer.missingMember(in: bundle.contains) {
                 throw TrainingError.invalidBaseModel("\(path) has no \(member) (members: "
                     + "\(bundle.memberNames.joined(separator: ", "))); the base must be a gesture_recognizer.task")
             }
@@ -56,6 +57,6 @@ public enum GestureRecognizerBundle {
     /// interrupted write leaves no partial bundle.
     public static func write(base: Base, classifier: GestureClassifier, to path: String) throws {
         let bytes = try bytes(base: base, customClassifier: try classifier.classifierModel())
-        try AtomicFile.write(bytes, to: path)
+        try TrainingFile.write(bytes, to: path)
     }
 }

@@ -1,54 +1,54 @@
 import Foundation
 
 /// A bad command line: printed as one line, exit status 1.
-struct UsageError: Error {
-    let message: String
+public struct UsageError: Error {
+    public let message: String
     init(_ message: String) { self.message = message }
 }
 
-enum CommandLineTool {
-    /// The commands' tables, for `vision --help` (each command's own `--help` prints its options).
-    static let tables: [OptionTable] = [
-        FacesCommand.table, PalmsCommand.table, HandsCommand.handsTable, HandsCommand.gesturesTable,
-        GesturesTrainCommand.table, GesturesEvaluateCommand.table, GesturesLandmarksCommand.table, PoseCommand.table,
-        PoseSamplesCommand.table, ModelCommand.infoTable, ModelCommand.runTable, ModelsCommand.listTable,
-        ModelsCommand.fetchTable, KernelsCommand.table,
-    ]
-
+/// Runs `vision`'s command line: the command `Commands` finds for the arguments, or the list of them.
+public enum CommandLineTool {
+    /// `vision --help`: every command of the registry with its summary and brief usage.
     static var usage: String {
+        let commands = Commands.all
         var lines = ["usage: vision <command> [options]   ('vision <command> --help' lists its options and defaults)",
                      "", "commands:"]
-        let width = (tables.map(\.command.count).max() ?? 10) + 2
-        for t in tables {
+        let width = (commands.map { $0.table.command.count }.max() ?? 10) + 2
+        for c in commands {
+            let t = c.table
             lines.append("  " + t.command.padding(toLength: width, withPad: " ", startingAt: 0) + t.summary)
             lines.append(String(repeating: " ", count: width + 2) + "vision \(t.command) \(t.brief)")
         }
-        lines.append(ModelCommand.modelNote)
-        return lines.joined(separator: "\n")
+        var notes: [String] = []
+        for note in commands.compactMap({ $0.usageNote }) where !notes.contains(note) { notes.append(note) }
+        return (lines + notes).joined(separator: "\n")
     }
 
-    static func run(_ args: [String]) throws {
-        guard let command = args.first else { throw UsageError("no command given\n\(usage)") }
-        let rest = Array(args.dropFirst())
-        switch command {
-        case "model": try ModelCommand.run(rest)
-        case "models": try ModelsCommand.run(rest)
-        case "kernels": try KernelsCommand.run(rest)
-        case "faces": try FacesCommand.run(rest)
-        case "palms": try PalmsCommand.run(rest)
-        case "hands": try HandsCommand.run(rest, gestures: false)
-        case "gestures":
-            // Training subcommands; an image literally named like one is given as ./train.
-            switch rest.first {
-            case "train": try GesturesTrainCommand.run(Array(rest.dropFirst()))
-            case "evaluate": try GesturesEvaluateCommand.run(Array(rest.dropFirst()))
-            case "landmarks": try GesturesLandmarksCommand.run(Array(rest.dropFirst()))
-            default: try HandsCommand.run(rest, gestures: true)
-            }
-        case "pose" where rest.first == "samples": try PoseSamplesCommand.run(Array(rest.dropFirst()))
-        case "pose": try PoseCommand.run(rest)
-        case "help", "--help", "-h": print(usage)
-        default: throw UsageError("unknown command '\(command)' (try 'vision help')")
+    public static func run(_ args: [String]) throws {
+        guard let first = args.first else { throw UsageError("no command given\n\(usage)") }
+        if ["help", "--help", "-h"].contains(first) {
+            print(args.dropFirst().contains("--json") ? CommandList.json : usage)
+            return
         }
+        if let (command, rest) = Commands.find(args) {
+            try command.run(try command.table.parse(rest))
+            return
+        }
+        // A group of commands without one of its own (`model info|run`).
+        let group = Commands.all.filter { $0.words.count > 1 && $0.words[0] == first }
+        guard !group.isEmpty else { throw UsageError("unknown command '\(first)' (try 'vision help')") }
+        let subs = group.map { $0.words.dropFirst().joined(separator: " ") }
+        guard let sub = args.dropFirst().first else {
+            throw UsageError("'vision \(first)' needs " + subs.map { "'\($0)'" }.joined(separator: " or "))
+        }
+        if sub == "--help" || sub == "-h" {
+            let width = (subs.map(\.count).max() ?? 0) + 2
+            let lines = zip(subs, group).map { "  " + $0.padding(toLength: width, withPad: " ", startingAt: 0)
+                + $1.table.summary }
+            throw HelpRequest(text: (["usage: vision \(first) \(subs.joined(separator: "|")) ..."] + lines
+                + ["(" + subs.map { "vision \(first) \($0) --help" }.joined(separator: ", ") + ")"])
+                .joined(separator: "\n"))
+        }
+        throw UsageError("unknown 'vision \(first)' command '\(sub)' (\(subs.joined(separator: ", ")))")
     }
 }

@@ -60,7 +60,7 @@ final class FrameInput {
         orientation = try o.string("--orientation").map(Self.orientation)
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
-        frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskOptions.defaultFrameMilliseconds
+        frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskCommandOptions.defaultFrameMilliseconds
         guard let path = o.string("--video") else {
             guard !o.positional.isEmpty else {
                 let forms = o.table.positional.joined(separator: " | ")
@@ -109,7 +109,7 @@ final class FrameInput {
         orientation = try o.string("--orientation").map(Self.orientation)
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
-        frameMilliseconds = TaskOptions.defaultFrameMilliseconds
+        frameMilliseconds = TaskCommandOptions.defaultFrameMilliseconds
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw InputError.missing(path)

@@ -7,15 +7,15 @@ struct FrameReport {
     let result: any Encodable
     let summary: String
     let draw: (inout Overlay) -> Void
-    /// Files of its own a command writes for each frame (the pose masks).
-    var write: ((Frame, MPImage) throws -> Void)? = nil
+    /// Masks to write with `--masks` (pose's people, a segmenter's categories).
+    var masks: [FrameMask] = []
 }
 
 /// Some inputs could not be processed (each was reported as it failed); the exit status is 1.
-struct InputFailures: Error, CustomStringConvertible {
+public struct InputFailures: Error, CustomStringConvertible {
     let failed: Int
-    let total: Int
-    var description: String { "\(failed) of \(total) input\(total == 1 ? "" : "s") failed" }
+    public let total: Int
+    public var description: String { "\(failed) of \(total) input\(total == 1 ? "" : "s") failed" }
 }
 
 /// Prints each frame's result (a JSON line or a summary line) to its `ReportOutput`, draws its
@@ -25,16 +25,16 @@ final class FrameReporter {
     let json: Bool
     let overlay: OverlayTarget?
     let output: ReportOutput
+    private let options: ParsedOptions
     private let lock = NSLock()
     private var failed = 0
     private var total = 0
     /// Live-stream frames sent to the task and not yet answered, by timestamp.
     private var held: [Int: (Frame, MPImage)] = [:]
-    /// A line printed after the input's last frame (the repetitions of pose classification), if any.
-    var closingLine: (() throws -> String)?
 
     init(_ o: ParsedOptions, input: FrameInput, output: ReportOutput = ReportOutput()) throws {
         json = o.flag("--json")
+        options = o
         overlay = try OverlayTarget(o, input: input)
         self.output = output
     }
@@ -50,7 +50,7 @@ final class FrameReporter {
             } else {
                 output.result("\(frame.name): \(report.summary)")
             }
-            try report.write?(frame, image)
+            try FrameImageWriter.writeMasks(report.masks, of: frame, image, options: options)
             // A video overlay that failed once has been reported; the run ends with its error.
             if let overlay, overlay.failure == nil {
                 var drawing = Overlay(image)
@@ -100,10 +100,11 @@ final class FrameReporter {
         }
     }
 
-    /// Finishes the overlay video; throws `stream` (the input's own failure, e.g. a video ffmpeg could
-    /// not decode to its end), else the overlay video's failure, else `InputFailures` if any frame failed.
-    func finish(after stream: Error? = nil) throws {
-        if let closingLine { output.closing(try closingLine()) }
+    /// Prints the task's closing line (if any) and finishes the overlay video; throws `stream` (the input's own
+    /// failure, e.g. a video ffmpeg could not decode to its end), else the overlay video's failure, else
+    /// `InputFailures` if any frame failed.
+    func finish(after stream: Error? = nil, closing: () throws -> String? = { nil }) throws {
+        if let line = try closing() { output.closing(line) }
         if overlay?.failure != nil {
             // Reported with the frame it happened at.
             lock.lock(); defer { lock.unlock() }

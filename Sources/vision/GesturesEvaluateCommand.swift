@@ -4,7 +4,7 @@ import TasksVisionTraining
 
 /// `vision gestures evaluate BUNDLE DATASET`: accuracy and confusion matrix of a bundle's custom
 /// gesture classifier on a labeled dataset.
-enum GesturesEvaluateCommand {
+enum GesturesEvaluateCommand: VisionCommand {
     static let table = OptionTable(
         command: "gestures evaluate",
         summary: "Accuracy and confusion matrix of a gesture recognizer bundle's custom classifier on a dataset.",
@@ -13,7 +13,7 @@ enum GesturesEvaluateCommand {
             .text("--landmarks", "F.csv", default: "none", "evaluate on a landmarks CSV instead of a DATASET folder"),
             .flag("--json", "print the result as one JSON object"),
             GesturesLandmarksCommand.detectionOption,
-            TaskOptions.threads,
+            TaskCommandOptions.threads,
         ],
         notes: ["The bundle's own hand landmarker finds the hands; its embedder and custom classifier, run as",
                 "MediaPipe runs them, classify them."])
@@ -26,8 +26,7 @@ enum GesturesEvaluateCommand {
         let accuracy: Double
     }
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
+    static func run(_ o: ParsedOptions) throws {
         let csv = o.string("--landmarks")
         guard o.positional.count == (csv == nil ? 2 : 1), let bundlePath = o.positional.first else {
             throw UsageError("give a BUNDLE and a DATASET folder, or a BUNDLE and --landmarks F.csv "

@@ -4,7 +4,7 @@ import TasksVisionTraining
 
 /// `vision gestures landmarks DATASET --out landmarks.csv`, and what the gesture training
 /// commands share: the base bundle, the dataset pass with its progress and report.
-enum GesturesLandmarksCommand {
+enum GesturesLandmarksCommand: VisionCommand {
     static let baseOption = OptionSpec.text("--base", "M", default: "gesture_recognizer.task, found as models are",
         "the gesture recognizer bundle whose hand landmarker, embedder and canned classifier are used")
     static let detectionOption = OptionSpec.number("--min-hand-detection-confidence", "X", .unitInterval,
@@ -15,12 +15,12 @@ enum GesturesLandmarksCommand {
         command: "gestures landmarks",
         summary: "Find the hand in each image of a gesture dataset (one folder per label) and write a landmarks CSV.",
         positional: ["DATASET"],
-        options: [.required("--out", "F.csv", "the CSV to write"), baseOption, detectionOption, TaskOptions.threads],
+        options: [.required("--out", "F.csv", "the CSV to write"), baseOption, detectionOption,
+                  TaskCommandOptions.threads],
         notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands",
                 "showing none of the gestures."])
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
+    static func run(_ o: ParsedOptions) throws {
         let folder = try dataset(o)
         let out = try outputPath(o, "--out")
         let base = try baseBundle(o)

@@ -4,7 +4,7 @@ import TasksVisionTraining
 
 /// `vision gestures train DATASET --out my_gestures.task`: Model Maker's gesture classifier
 /// training, written as a gesture_recognizer.task that MediaPipe and `vision gestures --model` load.
-enum GesturesTrainCommand {
+enum GesturesTrainCommand: VisionCommand {
     static let defaults = GestureTrainingOptions()
 
     static let table = OptionTable(
@@ -37,7 +37,7 @@ enum GesturesTrainCommand {
             .flag("--keep-background-spelling", "write the background label as its folder spells it, not 'None' "
                   + "(MediaPipe falls back to the canned gestures only for 'None')"),
             GesturesLandmarksCommand.detectionOption,
-            TaskOptions.threads,
+            TaskCommandOptions.threads,
         ],
         notes: ["DATASET holds one folder of images per label, one of them named 'none' (any case) for hands",
                 "showing none of the gestures. Run the result with: vision gestures --model F.task IMAGE..."])
@@ -48,8 +48,7 @@ enum GesturesTrainCommand {
         return parts.compactMap { $0 }
     }
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
+    static func run(_ o: ParsedOptions) throws {
         var options = GestureTrainingOptions()
         options.epochs = try o.int("--epochs")
         options.batchSize = try o.int("--batch-size")

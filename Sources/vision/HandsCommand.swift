@@ -1,8 +1,8 @@
 import Foundation
 import TasksVision
 
-/// `vision hands` (HandLandmarker) and `vision gestures` (GestureRecognizer).
-enum HandsCommand {
+/// `vision hands` (HandLandmarker), and what `vision gestures` (GestureRecognizer) shares with it.
+enum HandsCommand: TaskCommand {
     static let handModel = "hand_landmarker.task", gestureModel = "gesture_recognizer.task"
 
     static let handOptions: [OptionSpec] = [
@@ -21,71 +21,30 @@ enum HandsCommand {
         .number("--score-threshold", "X", .unitInterval, default: 0, "minimum score of a reported gesture"),
     ]
 
-    static let handsTable = OptionTable(
+    static let table = OptionTable(
         command: "hands", summary: "Hand landmarks and handedness (MediaPipe HandLandmarker).",
-        positional: TaskOptions.positional,
-        options: [TaskOptions.model("hand landmarker .task bundle", default: handModel)] + handOptions
-            + TaskOptions.common,
+        positional: TaskCommandOptions.positional,
+        options: [TaskCommandOptions.model("hand landmarker .task bundle", default: handModel)] + handOptions
+            + TaskCommandOptions.common,
         elsewhere: Dictionary(uniqueKeysWithValues: gestureOptions.map { ($0.name, "vision gestures") }))
 
-    static let gesturesTable = OptionTable(
-        command: "gestures", summary: "Hand gestures (MediaPipe GestureRecognizer).",
-        positional: TaskOptions.positional,
-        options: [TaskOptions.model("gesture recognizer .task bundle", default: gestureModel)] + handOptions
-            + gestureOptions + TaskOptions.common,
-        notes: ["Custom gestures: vision gestures train|evaluate|landmarks (each with --help); an image named like",
-                "one of these is given as ./train."])
+    static let benchmarks = [
+        BenchmarkEntry(name: "hands", arguments: ["--num-hands", "2"], photo: "hands_two_1.png",
+                       sequence: "hand_asl_1",
+                       reference: .init("HandLandmarker", model: handModel, options: ["num_hands": 2])),
+        BenchmarkEntry(name: "hands-video", arguments: ["--num-hands", "2"], mode: .video, photo: "hands_two_1.png",
+                       reference: .init("HandLandmarker", model: handModel, video: true, options: ["num_hands": 2])),
+    ]
 
-    static func run(_ args: [String], gestures: Bool) throws {
-        let o = try (gestures ? gesturesTable : handsTable).parse(args)
-        let roi = try TaskOptions.region(o)
-        try TaskShell(o) { setup in
-            let model = try gestures
-                ? TaskOptions.modelPath(o, default: gestureModel, kind: .gestureRecognizerBundle)
-                : TaskOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
-            let live = setup.mode == .liveStream
-            if gestures {
-                let options = GestureRecognizerOptions()
-                options.baseOptions.modelAssetPath = model
-                options.baseOptions.threads = setup.threads
-                options.runningMode = setup.mode
-                try setHandOptions(options, o)
-                let canned = ClassifierOptions(), custom = ClassifierOptions()
-                canned.categoryAllowlist = o.list("--canned-allowlist")
-                canned.categoryDenylist = o.list("--canned-denylist")
-                canned.scoreThreshold = try o.float("--score-threshold")
-                options.cannedGesturesClassifierOptions = canned
-                // Without --score-threshold a custom classifier keeps its metadata's threshold, as in MediaPipe.
-                if o.isSet("--score-threshold") {
-                    custom.scoreThreshold = canned.scoreThreshold
-                    options.customGesturesClassifierOptions = custom
-                }
-                if live { options.resultCallback = { r, t in setup.deliver(r.map(report), timestamp: t) } }
-                let recognizer = try GestureRecognizer(options: options)
-                switch setup.mode {
-                case .image:
-                    return .image { report(try recognizer.recognize(image: $0, imageProcessingOptions: roi)) }
-                case .video:
-                    return .video {
-                        report(try recognizer.recognize(videoFrame: $0, timestampInMilliseconds: $1,
-                                                        imageProcessingOptions: roi))
-                    }
-                case .liveStream:
-                    return .live(submit: {
-                        try recognizer.recognizeAsync(image: $0, timestampInMilliseconds: $1,
-                                                      imageProcessingOptions: roi)
-                    }, drain: recognizer.waitForPendingResults)
-                }
-            }
-            let options = HandLandmarkerOptions()
-            options.baseOptions.modelAssetPath = model
-            options.baseOptions.threads = setup.threads
-            options.runningMode = setup.mode
+    static func maker(_ o: ParsedOptions) throws -> TaskMaker {
+        let roi = try TaskCommandOptions.region(o)
+        return TaskMaker { setup in
+            let model = try TaskCommandOptions.modelPath(o, default: handModel, kind: .handLandmarkerBundle)
+            let options = setup.options(HandLandmarkerOptions(), model: model)
             try setHandOptions(options, o)
-            if live { options.resultCallback = { r, t in setup.deliver(r.map(report), timestamp: t) } }
-            let landmarker = try HandLandmarker(options: options)
-            return TaskCalls.detection(landmarker, setup.mode, roi: roi, report)
-        }.run()
+            options.resultCallback = setup.callback(report)
+            return LibraryFrameTask(try HandLandmarker(options: options), roi: roi, report: report)
+        }
     }
 
     /// The options both hand commands take.

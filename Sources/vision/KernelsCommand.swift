@@ -2,7 +2,7 @@ import Foundation
 import TasksVisionEngine
 
 /// `vision kernels`: which microkernel sets this CPU runs, and which one the engine takes.
-enum KernelsCommand {
+enum KernelsCommand: VisionCommand {
     static let table = OptionTable(
         command: "kernels", summary: "The CPU, the kernel sets it supports and the one in use.",
         positional: [],
@@ -11,8 +11,7 @@ enum KernelsCommand {
                 "\(CPUFeatures.identityVariable)=FILE (in /proc/cpuinfo's format) makes the engine follow "
                     + "XNNPACK as on that CPU."])
 
-    static func run(_ args: [String]) throws {
-        let options = try table.parse(args)
+    static func run(_ options: ParsedOptions) throws {
         guard options.positional.isEmpty else { throw UsageError(table.usage) }
         let supported = KernelSet.supported()
         if options.flag("--supported") {

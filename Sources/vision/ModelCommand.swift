@@ -3,7 +3,7 @@ import TasksVisionEngine
 import TasksVisionFormat
 import TasksVisionKernels
 
-/// `vision model info|run`.
+/// `vision model info|run`: the two commands' tables and what they do.
 enum ModelCommand {
     static let infoTable = OptionTable(
         command: "model info", summary: "Inputs, outputs, operator counts, kernels and metadata of a model.",
@@ -17,31 +17,14 @@ enum ModelCommand {
             .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
                   "an input tensor (.npy), one per model input, in order"),
             .required("--output", "DIR", "the folder the outputs are written to"),
-            TaskOptions.threads,
+            TaskCommandOptions.threads,
         ],
         notes: [modelNote])
 
     static let modelNote = "MODEL is a .tflite file or a member of a .task bundle: bundle.task:member.tflite "
         + "(nested with more colons)."
 
-    static var usage: String {
-        "usage: vision model info|run ...\n  info  \(infoTable.summary)\n  run   \(runTable.summary)\n"
-            + "(vision model info --help, vision model run --help)"
-    }
-
-    static func run(_ args: [String]) throws {
-        guard let sub = args.first else { throw UsageError("'vision model' needs 'info' or 'run'") }
-        let rest = Array(args.dropFirst())
-        switch sub {
-        case "info": try info(rest)
-        case "run": try runModel(rest)
-        case "--help", "-h": throw HelpRequest(text: usage)
-        default: throw UsageError("unknown 'vision model' command '\(sub)' (info, run)")
-        }
-    }
-
-    static func info(_ args: [String]) throws {
-        let options = try infoTable.parse(args)
+    static func info(_ options: ParsedOptions) throws {
         guard options.positional.count == 1, let path = options.positional.first else {
             throw UsageError("give one MODEL (see vision model info --help)")
         }
@@ -95,8 +78,7 @@ enum ModelCommand {
         }
     }
 
-    static func runModel(_ args: [String]) throws {
-        let options = try runTable.parse(args)
+    static func runModel(_ options: ParsedOptions) throws {
         guard options.positional.count == 1, let path = options.positional.first else {
             throw UsageError("give one MODEL (see vision model run --help)")
         }
@@ -125,4 +107,18 @@ enum ModelCommand {
             try array.write("\(outDir)/\(i).npy")
         }
     }
+}
+
+/// `vision model info MODEL`.
+enum ModelInfoCommand: VisionCommand {
+    static var table: OptionTable { ModelCommand.infoTable }
+    static var usageNote: String? { ModelCommand.modelNote }
+    static func run(_ options: ParsedOptions) throws { try ModelCommand.info(options) }
+}
+
+/// `vision model run MODEL --input F.npy... --output DIR`.
+enum ModelRunCommand: VisionCommand {
+    static var table: OptionTable { ModelCommand.runTable }
+    static var usageNote: String? { ModelCommand.modelNote }
+    static func run(_ options: ParsedOptions) throws { try ModelCommand.runModel(options) }
 }

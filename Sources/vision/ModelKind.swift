@@ -3,37 +3,72 @@ import TasksVisionFormat
 
 /// What a model file is, judged from a bundle's members or a `.tflite`'s tensor shapes, so that a
 /// command given the wrong kind names what it needs instead of failing deep inside the task.
+/// Each kind is one row of `rows`: its name in messages, and how it is recognized.
 enum ModelKind: Equatable {
     case faceDetector, palmDetector, handLandmarksDetector, poseDetector, poseLandmarksDetector
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
 
-    /// As error messages name it: "a hand landmarker bundle".
-    var description: String {
-        switch self {
-        case .faceDetector: return "a face detector .tflite"
-        case .palmDetector: return "a palm (hand) detector .tflite"
-        case .handLandmarksDetector: return "a hand landmarks .tflite"
-        case .poseDetector: return "a pose detector .tflite"
-        case .poseLandmarksDetector: return "a pose landmarks .tflite"
-        case .gestureEmbedder: return "a gesture embedder .tflite"
-        case .gestureClassifier: return "a gesture classifier .tflite"
-        case .handLandmarkerBundle: return "a hand landmarker bundle"
-        case .gestureClassifierBundle: return "a hand gesture classifier bundle"
-        case .gestureRecognizerBundle: return "a gesture recognizer bundle"
-        case .poseLandmarkerBundle: return "a pose landmarker bundle"
-        }
+    /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
+    enum Signature {
+        /// A bundle (or a folder standing for one) holding these members.
+        case bundle([String])
+        /// A `.tflite` with this many inputs and outputs, and this test of their shapes.
+        case model(inputs: Int, outputs: Int, (Shapes) -> Bool)
     }
+
+    /// A `.tflite`'s first subgraph as `Signature.model` tests it.
+    struct Shapes {
+        let input: [Int]
+        /// The side of a square RGB input (1 x side x side x 3), if it is one.
+        let square: Int?
+        /// The last dimension of each output.
+        let lastDims: [Int]
+    }
+
+    struct Row {
+        let kind: ModelKind
+        /// As error messages name it: "a hand landmarker bundle".
+        let description: String
+        let signature: Signature
+    }
+
+    /// Every kind; the `.tflite` rows in the order they are tried.
+    static let rows: [Row] = [
+        Row(kind: .faceDetector, description: "a face detector .tflite", signature: .model(inputs: 1, outputs: 2) {
+            ($0.square == 128 || $0.square == 192) && $0.lastDims == [16, 1]
+        }),
+        Row(kind: .palmDetector, description: "a palm (hand) detector .tflite",
+            signature: .model(inputs: 1, outputs: 2) { $0.square == 192 && $0.lastDims == [18, 1] }),
+        Row(kind: .poseDetector, description: "a pose detector .tflite",
+            signature: .model(inputs: 1, outputs: 2) { $0.square == 224 && $0.lastDims == [12, 1] }),
+        Row(kind: .handLandmarksDetector, description: "a hand landmarks .tflite",
+            signature: .model(inputs: 1, outputs: 4) { $0.square == 224 }),
+        Row(kind: .poseLandmarksDetector, description: "a pose landmarks .tflite",
+            signature: .model(inputs: 1, outputs: 5) { $0.square == 256 }),
+        Row(kind: .gestureEmbedder, description: "a gesture embedder .tflite",
+            signature: .model(inputs: 3, outputs: 1) { $0.square == nil && $0.input == [1, 21, 3] }),
+        Row(kind: .gestureClassifier, description: "a gesture classifier .tflite",
+            signature: .model(inputs: 1, outputs: 1) { $0.square == nil && $0.input == [1, 128] }),
+        Row(kind: .handLandmarkerBundle, description: "a hand landmarker bundle",
+            signature: .bundle(["hand_detector.tflite", "hand_landmarks_detector.tflite"])),
+        Row(kind: .gestureClassifierBundle, description: "a hand gesture classifier bundle",
+            signature: .bundle(["gesture_embedder.tflite", "canned_gesture_classifier.tflite"])),
+        Row(kind: .gestureRecognizerBundle, description: "a gesture recognizer bundle",
+            signature: .bundle(["hand_landmarker.task", "hand_gesture_recognizer.task"])),
+        Row(kind: .poseLandmarkerBundle, description: "a pose landmarker bundle",
+            signature: .bundle(["pose_detector.tflite", "pose_landmarks_detector.tflite"])),
+    ]
+
+    private var row: Row? { Self.rows.first { $0.kind == self } }
+
+    /// As error messages name it: "a hand landmarker bundle".
+    var description: String { row?.description ?? "" }
 
     /// The members that make a bundle (or a folder standing for one) of this kind.
     var members: [String]? {
-        switch self {
-        case .handLandmarkerBundle: return ["hand_detector.tflite", "hand_landmarks_detector.tflite"]
-        case .gestureClassifierBundle: return ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"]
-        case .gestureRecognizerBundle: return ["hand_landmarker.task", "hand_gesture_recognizer.task"]
-        case .poseLandmarkerBundle: return ["pose_detector.tflite", "pose_landmarks_detector.tflite"]
-        default: return nil
-        }
+        if case .bundle(let members)? = row?.signature { return members }
+        return nil
     }
 
     /// What a command needing this kind asks for: "a face detector .tflite",
@@ -42,8 +77,7 @@ enum ModelKind: Equatable {
         members.map { "\(description) (.task with \($0.joined(separator: " + ")))" } ?? description
     }
 
-    static let bundles: [ModelKind] = [.handLandmarkerBundle, .gestureClassifierBundle, .gestureRecognizerBundle,
-                                       .poseLandmarkerBundle]
+    static var bundles: [ModelKind] { rows.filter { $0.kind.members != nil }.map(\.kind) }
 
     /// Refuses a model recognized as another kind. A file that cannot be read or recognized is left
     /// to the task, whose error says precisely what is wrong with it.
@@ -88,16 +122,10 @@ enum ModelKind: Equatable {
             return nil
         }
         let square = input.count == 4 && input[1] == input[2] && input[3] == 3 ? input[1] : nil
-        let lastDims = outputs.map { $0.last ?? 0 }
-        switch (inputs.count, square, outputs.count) {
-        case (1, let side?, 2) where (side == 128 || side == 192) && lastDims == [16, 1]: return .faceDetector
-        case (1, 192?, 2) where lastDims == [18, 1]: return .palmDetector
-        case (1, 224?, 2) where lastDims == [12, 1]: return .poseDetector
-        case (1, 224?, 4): return .handLandmarksDetector
-        case (1, 256?, 5): return .poseLandmarksDetector
-        case (3, nil, 1) where input == [1, 21, 3]: return .gestureEmbedder
-        case (1, nil, 1) where input == [1, 128]: return .gestureClassifier
-        default: return nil
-        }
+        let shapes = Shapes(input: input, square: square, lastDims: outputs.map { $0.last ?? 0 })
+        return rows.first { row in
+            guard case let .model(inputCount, outputCount, matches) = row.signature else { return false }
+            return inputCount == inputs.count && outputCount == outputs.count && matches(shapes)
+        }?.kind
     }
 }

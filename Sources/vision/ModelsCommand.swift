@@ -2,10 +2,9 @@ import Foundation
 import TasksVision
 import TasksVisionFormat
 
-/// `vision models`: the known models, where `ModelLocator` finds each, and the search folders;
-/// `vision models fetch`: installs them all into the per-user folder (or `--to DIR`).
-enum ModelsCommand {
-    static let listTable = OptionTable(
+/// `vision models`: the known models, where `ModelLocator` finds each, and the search folders.
+enum ModelsCommand: VisionCommand {
+    static let table = OptionTable(
         command: "models", summary: "The known models, where each is installed, and the folders searched.",
         positional: [],
         options: [
@@ -14,20 +13,7 @@ enum ModelsCommand {
         ],
         notes: ["vision models fetch installs them (see vision models fetch --help)."])
 
-    static let fetchTable = OptionTable(
-        command: "models fetch", summary: "Install every known model into the per-user folder (or --to DIR).",
-        positional: [],
-        options: [
-            .text("--to", "DIR", default: "the user folder", "the folder to install into"),
-            .text("--wheel", "FILE", default: "PyPI, cached in $XDG_CACHE_HOME/tasksvision",
-                  "the mediapipe 0.10.14 wheel, if already downloaded"),
-            .text("--shared", "DIR", default: "$TASKSVISION_SHARED, ../shared",
-                  "a folder whose models/ holds the shared models"),
-        ])
-
-    static func run(_ args: [String]) throws {
-        if args.first == "fetch" { return try fetch(Array(args.dropFirst())) }
-        let options = try listTable.parse(args)
+    static func run(_ options: ParsedOptions) throws {
         if let extra = options.positional.first {
             throw UsageError("unknown models command '\(extra)' (try 'vision models --help')")
         }
@@ -72,8 +58,32 @@ enum ModelsCommand {
         }
     }
 
-    static func fetch(_ args: [String]) throws {
-        let parser = try fetchTable.parse(args)
+    /// `$XDG_CACHE_HOME/tasksvision`, by default `~/.cache/tasksvision` (`~/Library/Caches` on Apple platforms).
+    static func cacheFolder(_ environment: [String: String]) -> String {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/tasksvision" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        #if canImport(Darwin)
+        return home + "/Library/Caches/tasksvision"
+        #else
+        return home + "/.cache/tasksvision"
+        #endif
+    }
+}
+
+/// `vision models fetch`: installs every known model into the per-user folder (or `--to DIR`).
+enum ModelsFetchCommand: VisionCommand {
+    static let table = OptionTable(
+        command: "models fetch", summary: "Install every known model into the per-user folder (or --to DIR).",
+        positional: [],
+        options: [
+            .text("--to", "DIR", default: "the user folder", "the folder to install into"),
+            .text("--wheel", "FILE", default: "PyPI, cached in $XDG_CACHE_HOME/tasksvision",
+                  "the mediapipe 0.10.14 wheel, if already downloaded"),
+            .text("--shared", "DIR", default: "$TASKSVISION_SHARED, ../shared",
+                  "a folder whose models/ holds the shared models"),
+        ])
+
+    static func run(_ parser: ParsedOptions) throws {
         if let extra = parser.positional.first { throw UsageError("models fetch takes no argument '\(extra)'") }
         let environment = ProcessInfo.processInfo.environment
         let cwd = FileManager.default.currentDirectoryPath
@@ -95,7 +105,7 @@ enum ModelsCommand {
 
         let log: (String) -> Void = { print("models: \($0)") }
         let wheel = WheelLocator(wheel: ModelCatalog.wheel, explicitFile: parser.string("--wheel").map(absolute),
-                                 cacheFolder: cacheFolder(environment), log: log)
+                                 cacheFolder: ModelsCommand.cacheFolder(environment), log: log)
         let fetcher = ModelFetcher(destination: destination, copyFolders: copyFolders, sharedFolders: shared,
                                    wheelLocator: wheel, log: log,
                                    warn: { FileHandle.standardError.write(Data("vision: models fetch: \($0)\n".utf8)) })
@@ -107,16 +117,5 @@ enum ModelsCommand {
         }
         print("models: all \(total) models in \(destination) match their checksums"
               + " (\(report.installed) installed, \(report.present) already there)")
-    }
-
-    /// `$XDG_CACHE_HOME/tasksvision`, by default `~/.cache/tasksvision` (`~/Library/Caches` on Apple platforms).
-    static func cacheFolder(_ environment: [String: String]) -> String {
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/tasksvision" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        #if canImport(Darwin)
-        return home + "/Library/Caches/tasksvision"
-        #else
-        return home + "/.cache/tasksvision"
-        #endif
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// `--help` or `-h` was given: the text goes to stdout and the tool exits 0.
-struct HelpRequest: Error {
-    let text: String
+public struct HelpRequest: Error {
+    public let text: String
 }
 
 /// The allowed values of a numeric option, checked when the option is parsed.
@@ -152,6 +152,8 @@ struct OptionTable {
     let options: [OptionSpec]
     /// Options of other commands, with where they belong, for a better error than "unknown option".
     var elsewhere: [String: String] = [:]
+    /// Options of this command alone that every other command names as this one's when given one.
+    var ownOptions: [String] = []
     /// Lines after the option list (environment variables, notes).
     var notes: [String] = []
 
@@ -227,7 +229,7 @@ struct OptionTable {
             var name = a, inline: String? = nil
             if let eq = a.firstIndex(of: "=") { name = String(a[..<eq]); inline = String(a[a.index(after: eq)...]) }
             guard let spec = spec(name) else {
-                if let owner = elsewhere[name] ?? (command == "pose" ? nil : Self.poseOnlyOptions[name]) {
+                if let owner = elsewhere[name] ?? Commands.owner(ofOption: name, except: command) {
                     throw UsageError("\(name) is an option of '\(owner)', not of 'vision \(command)'")
                 }
                 throw UsageError("unknown option '\(name)' for 'vision \(command)' (see vision \(command) --help)")

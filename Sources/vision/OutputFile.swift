@@ -1,43 +1,26 @@
 import Foundation
+import TasksVisionFormat
 
-/// Files the command line writes (overlays, masks) appear whole or not at all: each is written under a
-/// temporary name beside its place and renamed there when complete, so a run stopped or retried part
-/// way never leaves a half-written file under the real name.
+/// Files the command line writes (overlays, masks) appear whole or not at all (`AtomicFile`), with the
+/// command line's errors; the folders they go to are made and checked here.
 enum OutputFile {
-    nonisolated(unsafe) private static var counter = 0
-    private static let lock = NSLock()
-
-    /// A hidden name in `path`'s folder, unique to this process, keeping the extension (ffmpeg picks the
-    /// container by it): "dir/.out.mp4.part-4242-1.mp4".
-    static func temporaryName(for path: String) -> String {
-        lock.lock()
-        counter += 1
-        let n = counter
-        lock.unlock()
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        let temp = ".\(name).part-\(getpid())-\(n)" + (ext.isEmpty ? "" : "." + ext)
-        return dir.isEmpty ? temp : dir + "/" + temp
-    }
+    static func temporaryName(for path: String) -> String { AtomicFile.temporaryName(for: path) }
 
     /// Calls `body` with a temporary path and renames it to `path` when `body` returns; removes it if `body` throws.
     static func write(_ path: String, _ body: (String) throws -> Void) throws {
-        let temp = temporaryName(for: path)
         do {
-            try body(temp)
-            try commit(temp, to: path)
-        } catch {
-            try? FileManager.default.removeItem(atPath: temp)
-            throw error
+            try AtomicFile.write(path, body)
+        } catch let error as AtomicFile.RenameError {
+            throw OutputError.cannotWrite(error.path, reason: error.reason)
         }
     }
 
     /// Renames a finished temporary file to its place, replacing what is there.
     static func commit(_ temp: String, to path: String) throws {
-        guard rename(temp, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw OutputError.cannotWrite(path, reason: reason)
+        do {
+            try AtomicFile.commit(temp, to: path)
+        } catch let error as AtomicFile.RenameError {
+            throw OutputError.cannotWrite(error.path, reason: error.reason)
         }
     }
 

@@ -92,7 +92,26 @@ struct Overlay {
         }
     }
 
-    func write(_ path: String) throws {
-        try ImageFile.writePNG(DecodedImage(width: width, height: height, channels: 3, pixels: pixels), to: path)
+    /// The drawing as an RGB image, for `FrameImageWriter`.
+    var image: DecodedImage { DecodedImage(width: width, height: height, channels: 3, pixels: pixels) }
+
+    /// Detections' boxes (green) and keypoints (red).
+    mutating func draw(_ detections: [Detection]) {
+        let W = Float(width), H = Float(height)
+        for d in detections {
+            rect(d.boundingBox, (0, 255, 0))
+            for k in d.keypoints ?? [] { dot(Float(k.location.x) * W, Float(k.location.y) * H, (255, 0, 0)) }
+        }
+    }
+
+    /// A summary line of detections: "2 faces: [126,100 463x463] 0.97 ...".
+    static func summary(_ detections: [Detection], noun: String) -> String {
+        let boxes = detections.map { d in
+            let b = d.boundingBox
+            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.minX, b.minY, b.width, b.height,
+                          d.categories.first?.score ?? 0)
+        }
+        let n = detections.count
+        return "\(n) \(noun)\(n == 1 ? "" : "s")" + (boxes.isEmpty ? "" : ": " + boxes.joined(separator: " "))
     }
 }

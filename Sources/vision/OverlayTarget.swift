@@ -45,8 +45,7 @@ final class OverlayTarget {
     func write(_ overlay: Overlay, for frame: Frame) throws {
         switch kind {
         case .pngs(let dir):
-            try OutputFile.makeFolder(dir)
-            try OutputFile.write(dir + "/" + frame.stem + ".png") { try overlay.write($0) }
+            try FrameImageWriter.write(overlay.image, into: dir, for: frame)
         case let .video(path, ffmpeg):
             guard failure == nil else { return }
             do {

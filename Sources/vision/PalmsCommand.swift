@@ -2,23 +2,26 @@ import Foundation
 import TasksVision
 
 /// `vision palms`: palm detection alone (HandDetector), the first stage of `vision hands`.
-enum PalmsCommand {
+enum PalmsCommand: TaskCommand {
     static let defaultModel = "hand_landmarker.task"
 
     static let table = OptionTable(
         command: "palms", summary: "Palms and the hand rectangles the landmarker would crop (HandDetector).",
-        positional: TaskOptions.positional,
+        positional: TaskCommandOptions.positional,
         options: [
-            TaskOptions.model("hand landmarker bundle or palm detection .tflite", default: defaultModel),
+            TaskCommandOptions.model("hand landmarker bundle or palm detection .tflite", default: defaultModel),
             .number("--num-hands", "N", .atLeast(1), default: 1, "most palms to report"),
             .number("--min-hand-detection-confidence", "X", .unitInterval, default: 0.5,
                     "minimum palm detection score"),
-        ] + TaskOptions.common)
+        ] + TaskCommandOptions.common)
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
-        let roi = try TaskOptions.region(o)
-        try TaskShell(o) { setup in
+    /// Timed with the whole hand landmarker on the same frames, for comparison.
+    static let benchmarks = [BenchmarkEntry(name: "palms", arguments: ["--num-hands", "2"], photo: "hands_two_1.png",
+                                            alsoTimes: ["hands"])]
+
+    static func maker(_ o: ParsedOptions) throws -> TaskMaker {
+        let roi = try TaskCommandOptions.region(o)
+        return TaskMaker { setup in
             let path = try o.string("--model") ?? TaskCommandSupport.defaultModel(defaultModel)
             let kinds = ModelKind.inspect(path)
             let accepted: [ModelKind] = [.handLandmarkerBundle, .gestureRecognizerBundle, .palmDetector]
@@ -26,36 +29,18 @@ enum PalmsCommand {
                 throw UsageError("palms needs a palm detection .tflite or a hand landmarker bundle; "
                                  + "\((path as NSString).lastPathComponent) is \(other.description)")
             }
-            let options = HandDetectorOptions()
-            options.baseOptions.modelAssetPath = path
-            options.baseOptions.threads = setup.threads
+            let options = setup.options(HandDetectorOptions(), model: path)
             options.numHands = try o.int("--num-hands")
             options.minHandDetectionConfidence = try o.float("--min-hand-detection-confidence")
-            options.runningMode = setup.mode
-            if setup.mode == .liveStream {
-                options.resultCallback = { result, t in setup.deliver(result.map(report), timestamp: t) }
-            }
-            let detector = try HandDetector(options: options)
-            return TaskCalls.detection(detector, setup.mode, roi: roi, report)
-        }.run()
+            options.resultCallback = setup.callback(report)
+            return LibraryFrameTask(try HandDetector(options: options), roi: roi, report: report)
+        }
     }
 
     static func report(_ result: HandDetectorResult) -> FrameReport {
-        let palms = result.detections.map { d in
-            let b = d.boundingBox
-            return String(format: "[%.0f,%.0f %.0fx%.0f] %.2f", b.minX, b.minY, b.width, b.height,
-                          d.categories.first?.score ?? 0)
-        }
-        let n = result.detections.count
-        let summary = "\(n) palm\(n == 1 ? "" : "s")" + (palms.isEmpty ? "" : ": " + palms.joined(separator: " "))
-        return FrameReport(result: result, summary: summary) { overlay in
+        FrameReport(result: result, summary: Overlay.summary(result.detections, noun: "palm")) { overlay in
             let W = Float(overlay.width), H = Float(overlay.height)
-            for d in result.detections {
-                overlay.rect(d.boundingBox, (0, 255, 0))
-                for k in d.keypoints ?? [] {
-                    overlay.dot(Float(k.location.x) * W, Float(k.location.y) * H, (255, 0, 0))
-                }
-            }
+            overlay.draw(result.detections)
             for r in result.handRectangles {
                 // The rotated hand rectangle: its corners from the centre, the half sides turned by the rotation.
                 let (c, s) = (cos(r.rotation), sin(r.rotation))

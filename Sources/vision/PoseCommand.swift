@@ -1,9 +1,8 @@
 import Foundation
 import TasksVision
-import TasksVisionImageIO
 
 /// `vision pose`: ML Kit-style pose detection (BlazePose lite, or full with --accurate).
-enum PoseCommand {
+enum PoseCommand: TaskCommand {
     /// MediaPipe's pose connections, for the overlay.
     static let connections: [(Int, Int)] = [
         (0, 1), (1, 2), (2, 3), (3, 7), (0, 4), (4, 5), (5, 6), (6, 8), (9, 10), (11, 12), (11, 13), (13, 15), (15, 17),
@@ -15,7 +14,7 @@ enum PoseCommand {
 
     static let table = OptionTable(
         command: "pose", summary: "Body pose, 33 landmarks (ML Kit PoseDetector on BlazePose).",
-        positional: TaskOptions.positional,
+        positional: TaskCommandOptions.positional,
         options: [
             .flag("--accurate", "use the full model (AccuratePoseDetectorOptions) instead of the lite one"),
             .choice("--mode", ["stream", "single-image"], default: nil, note: "stream with --video, else single-image",
@@ -24,24 +23,38 @@ enum PoseCommand {
                   "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
             .text("--masks", "DIR", default: "none",
                   "write each input's segmentation mask (the people found, 0-255) as DIR/<name>.png"),
-        ] + PoseClassifyOptions.specs + TaskOptions.common,
+        ] + PoseClassificationReporter.specs + TaskCommandOptions.common,
+        ownOptions: PoseClassificationReporter.specs.map(\.name),
         notes: [PoseSamplesCommand.note])
 
     struct Output: Encodable { let poses: [Pose] }
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
-        let masks = o.string("--masks")
-        if let masks { try OutputFile.checkWritable(directory: masks, option: "--masks") }
-        let roi = try TaskOptions.region(o)?.regionOfInterest
-        // Pose classification (PoseClassifyOptions.swift): the samples read once, a processor per task.
-        let samples = try PoseClassifyOptions.samples(o)
+    /// Stream mode over the same still image, timestamps 33 ms apart; MediaPipe's in video mode.
+    static let benchmarks = [
+        BenchmarkEntry(name: "pose", photo: "pose_standing_1.png", sequence: "pose_dance_1",
+                       reference: reference(liteModel, video: false)),
+        BenchmarkEntry(name: "pose-stream", arguments: ["--mode", "stream"], photo: "pose_standing_1.png",
+                       reference: reference(liteModel, video: true)),
+        BenchmarkEntry(name: "pose-accurate", arguments: ["--accurate"], photo: "pose_standing_1.png",
+                       reference: reference(fullModel, video: false)),
+        BenchmarkEntry(name: "pose-accurate-stream", arguments: ["--accurate", "--mode", "stream"],
+                       photo: "pose_standing_1.png", reference: reference(fullModel, video: true)),
+    ]
+
+    static func reference(_ model: String, video: Bool) -> BenchmarkEntry.Reference {
+        .init("PoseLandmarker", model: model, video: video, options: ["num_poses": 1])
+    }
+
+    static func maker(_ o: ParsedOptions) throws -> TaskMaker {
+        let roi = try TaskCommandOptions.region(o)?.regionOfInterest
+        // Pose classification (PoseClassificationReporter.swift): the samples read once, a reporter per task.
+        let samples = try PoseClassificationReporter.samples(o)
         // Stream mode over still images tracks from one image to the next.
-        try TaskShell(o, imagesKeepState: o.choice("--mode") == "stream") { setup in
+        return TaskMaker(imagesKeepState: o.choice("--mode") == "stream") { setup in
             let accurate = o.flag("--accurate")
             let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
-            options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? fullModel : liteModel,
-                                                               kind: .poseLandmarkerBundle)
+            options.modelAssetPath = try TaskCommandOptions.modelPath(o, default: accurate ? fullModel : liteModel,
+                                                                      kind: .poseLandmarkerBundle)
             options.threads = setup.threads
             switch o.choice("--mode") {
             case "stream"?: options.detectorMode = .stream
@@ -51,69 +64,13 @@ enum PoseCommand {
             if setup.mode == .liveStream && options.detectorMode != .stream {
                 throw UsageError("--mode single-image does not apply to a live stream")
             }
-            options.outputSegmentationMasks = masks != nil
-            let stream = options.detectorMode == .stream
-            let classifier = try samples.map { try PoseClassifyOptions($0, isStreamMode: stream) }
-            if let classifier, classifier.isStreamMode, setup.mode != .image {
-                let json = o.flag("--json")
-                setup.reporter?.closingLine = { try classifier.finalLine(json: json) }
+            options.outputSegmentationMasks = o.isSet("--masks")
+            let classifier = try samples.map {
+                try PoseClassificationReporter($0, isStreamMode: options.detectorMode == .stream)
             }
-            let detector = PoseDetector.poseDetector(options: options)
-            func visionImage(_ image: MPImage) -> VisionImage {
-                let v = VisionImage(image: image)
-                v.regionOfInterest = roi
-                return v
-            }
-            func report(_ poses: [Pose], _ timestamp: Int) -> FrameReport {
-                var r = PoseCommand.report(poses)
-                if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
-                if let masks {
-                    r.write = { frame, image in
-                        try writeMask(poses, image: image, to: masks + "/" + frame.stem + ".png")
-                    }
-                }
-                return r
-            }
-            switch setup.mode {
-            case .image:
-                // Stream mode over still images: give each a later timestamp than the last.
-                var last = -1
-                return .image { image in
-                    last += 33
-                    return report(try detector.results(in: visionImage(image),
-                                                       timestampInMilliseconds: stream ? last : nil), last)
-                }
-            case .video:
-                return .video {
-                    report(try detector.results(in: visionImage($0), timestampInMilliseconds: stream ? $1 : nil), $1)
-                }
-            case .liveStream:
-                let queue = LiveQueue()
-                return .live(submit: { image, t in
-                    queue.submit {
-                        let result = Result {
-                            report(try detector.results(in: visionImage(image), timestampInMilliseconds: t), t)
-                        }
-                        setup.deliver(result, timestamp: t)
-                    }
-                }, drain: queue.drain)
-            }
-        }.run()
-    }
-
-    /// The poses' masks as one 8-bit gray PNG of the displayed image's size (the largest value of
-    /// any pose at each pixel, rounded; 0 where nobody is).
-    static func writeMask(_ poses: [Pose], image: MPImage, to path: String) throws {
-        var pixels = [UInt8](repeating: 0, count: image.width * image.height)
-        for mask in poses.compactMap(\.segmentationMask)
-            where mask.width == image.width && mask.height == image.height {
-            for (i, v) in mask.float32Data.enumerated() {
-                pixels[i] = max(pixels[i], UInt8(min(max(v, 0), 1) * 255 + 0.5))
-            }
+            return PoseFrameTask(PoseDetector.poseDetector(options: options), options: options, roi: roi,
+                                 classifier: classifier, setup: setup, json: o.flag("--json"))
         }
-        try OutputFile.makeFolder((path as NSString).deletingLastPathComponent)
-        let mask = DecodedImage(width: image.width, height: image.height, channels: 1, pixels: pixels)
-        try OutputFile.write(path) { try ImageFile.writePNG(mask, to: $0) }
     }
 
     static func report(_ poses: [Pose]) -> FrameReport {
@@ -138,5 +95,59 @@ enum PoseCommand {
                 }
             }
         }
+    }
+}
+
+/// ML Kit's `PoseDetector` as a `FrameTask`: stream mode gives each still image a later timestamp than the
+/// last, and live frames go through a `LiveQueue` (the detector has no asynchronous call of its own).
+final class PoseFrameTask: FrameTask {
+    let detector: PoseDetector
+    let stream: Bool
+    let roi: CGRect?
+    let classifier: PoseClassificationReporter?
+    let masks: Bool
+    let setup: FrameTaskSetup
+    let json: Bool
+    private let queue = LiveQueue()
+    private var last = -1
+
+    init(_ detector: PoseDetector, options: CommonPoseDetectorOptions, roi: CGRect?,
+         classifier: PoseClassificationReporter?, setup: FrameTaskSetup, json: Bool) {
+        self.detector = detector
+        stream = options.detectorMode == .stream
+        masks = options.outputSegmentationMasks
+        self.roi = roi
+        self.classifier = classifier
+        self.setup = setup
+        self.json = json
+    }
+
+    private func run(_ image: MPImage, _ timestamp: Int) throws -> FrameReport {
+        let v = VisionImage(image: image)
+        v.regionOfInterest = roi
+        let poses = try detector.results(in: v, timestampInMilliseconds: stream ? timestamp : nil)
+        var r = PoseCommand.report(poses)
+        if let classifier { r = classifier.report(poses, timestamp: timestamp, base: r) }
+        if masks { r.masks = [FrameMask.largest(of: poses.compactMap(\.segmentationMask))] }
+        return r
+    }
+
+    func image(_ image: MPImage) throws -> FrameReport {
+        last += 33
+        return try run(image, last)
+    }
+
+    func video(_ image: MPImage, timestamp: Int) throws -> FrameReport { try run(image, timestamp) }
+
+    func submit(_ image: MPImage, timestamp: Int) throws -> Bool {
+        queue.submit { [self] in setup.deliver(Result { try run(image, timestamp) }, timestamp: timestamp) }
+    }
+
+    func drain() { queue.drain() }
+
+    /// The repetitions counted over a video or stream.
+    func closingLine() throws -> String? {
+        guard let classifier, classifier.isStreamMode, setup.mode != .image else { return nil }
+        return try classifier.finalLine(json: json)
     }
 }

@@ -4,7 +4,7 @@ import TasksVisionPoseClassification
 
 /// `vision pose samples DIR --out samples.csv`: pose samples for `--classify` from a folder of
 /// photos per class, as MediaPipe's pose classification Colab bootstraps them.
-enum PoseSamplesCommand {
+enum PoseSamplesCommand: VisionCommand {
     static let note = "vision pose samples DIR --out FILE.csv makes --classify's samples from DIR/<class>/<images>\n"
         + "(an image named 'samples' is given as ./samples)"
 
@@ -17,7 +17,7 @@ enum PoseSamplesCommand {
             .flag("--accurate", "use the full pose model instead of the lite one"),
             .text("--model", "M", default: "Models/\(PoseCommand.liteModel) (\(PoseCommand.fullModel) with --accurate)",
                   "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
-            TaskOptions.threads,
+            TaskCommandOptions.threads,
         ])
 
     /// A sample's row: name, class, then x, y, z of the 33 landmarks in pixels (shortest float text).
@@ -25,8 +25,7 @@ enum PoseSamplesCommand {
         ([name, className] + landmarks.flatMap { ["\($0.x)", "\($0.y)", "\($0.z)"] }).joined(separator: ",")
     }
 
-    static func run(_ args: [String]) throws {
-        let o = try table.parse(args)
+    static func run(_ o: ParsedOptions) throws {
         guard o.positional.count == 1, let dir = o.positional.first else {
             throw UsageError("give one folder DIR with a subfolder of images per class\n\(table.usage)")
         }
@@ -40,7 +39,7 @@ enum PoseSamplesCommand {
         }
         let accurate = o.flag("--accurate")
         let options: CommonPoseDetectorOptions = accurate ? AccuratePoseDetectorOptions() : PoseDetectorOptions()
-        options.modelAssetPath = try TaskOptions.modelPath(o, default: accurate ? PoseCommand.fullModel
+        options.modelAssetPath = try TaskCommandOptions.modelPath(o, default: accurate ? PoseCommand.fullModel
                                                            : PoseCommand.liteModel, kind: .poseLandmarkerBundle)
         options.threads = try o.int("--threads")
         options.detectorMode = .singleImage

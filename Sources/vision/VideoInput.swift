@@ -108,7 +108,7 @@ struct FrameClock {
             }
         } else {
             // No timestamp: one default frame after the last.
-            t = last.map { $0 + Int(TaskOptions.defaultFrameMilliseconds) } ?? 0
+            t = last.map { $0 + Int(TaskCommandOptions.defaultFrameMilliseconds) } ?? 0
         }
         // Equal or backward timestamps (rounding, missing pts) would be refused by the task.
         if let l = last, t <= l { t = l + 1 }

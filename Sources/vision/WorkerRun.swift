@@ -17,7 +17,7 @@ final class WorkerRun {
 
     /// A running task instance and the image-mode task it keeps between inputs.
     final class Slot {
-        var imageCalls: TaskCalls?
+        var imageTask: FrameTask?
     }
 
     let shell: TaskShell
@@ -70,7 +70,7 @@ final class WorkerRun {
         TaskCommandSupport.showsProgress = jobs == 1 && !fromStdin
         let slots = (0..<jobs).map { _ in Slot() }
         // The task is loaded before the first input: a bad model is one error, not one per input.
-        slots[0].imageCalls = try shell.make(TaskSetup(mode: .image, threads: threads, reporter: nil))
+        slots[0].imageTask = try shell.make(FrameTaskSetup(mode: .image, threads: threads, reporter: nil))
         if jobs == 1 {
             while let input = next() { _ = process(input, on: slots[0]) }
         } else {
@@ -125,14 +125,14 @@ final class WorkerRun {
         do {
             let frames = try FrameInput(worker: input.path, shell.options)
             let reporter = try FrameReporter(shell.options, input: frames, output: output)
-            let calls: TaskCalls
-            if frames.runningMode == .image && !shell.imagesKeepState, let kept = slot.imageCalls {
-                calls = kept
+            let task: FrameTask
+            if frames.runningMode == .image && !shell.imagesKeepState, let kept = slot.imageTask {
+                task = kept
             } else {
-                calls = try shell.make(TaskSetup(mode: frames.runningMode, threads: threads, reporter: reporter))
-                if frames.runningMode == .image && !shell.imagesKeepState { slot.imageCalls = calls }
+                task = try shell.make(FrameTaskSetup(mode: frames.runningMode, threads: threads, reporter: reporter))
+                if frames.runningMode == .image && !shell.imagesKeepState { slot.imageTask = task }
             }
-            try TaskRun.run(frames, calls, reporter)
+            try TaskRun.run(frames, task, reporter)
         } catch is InputFailures {
             // Each failed frame has been reported.
             ok = false

@@ -287,11 +287,17 @@ def read_records(output: str) -> List[dict]:
     return rows
 
 
+def task_commands(vision: str = "vision") -> List[str]:
+    """The task commands of `vision` (faces, palms, hands, ...), as `vision --help --json` lists them."""
+    out = subprocess.run([vision, "--help", "--json"], check=True, capture_output=True, text=True).stdout
+    return [c["command"] for c in json.loads(out)["commands"] if c["task"]]
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import argparse
     parser = argparse.ArgumentParser(description="Run a vision task over photos and videos on Ray Data.",
                                      epilog="Options after -- go to vision: ... -- --num-hands 2")
-    parser.add_argument("task", help="faces, palms, hands, gestures or pose")
+    parser.add_argument("task", help="a task command of vision (vision --help --json lists them)")
     parser.add_argument("inputs", nargs="+", help="images, folders of images, video files")
     parser.add_argument("--output", "-o", required=True, help="output folder")
     parser.add_argument("--format", choices=["json", "parquet"], default="json")
@@ -306,6 +312,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
     a = parser.parse_args(argv)
+    try:
+        tasks = task_commands(a.vision)
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError):
+        tasks = None  # no vision here to ask (its nodes may still have one): vision itself will say
+    if tasks is not None and a.task not in tasks:
+        parser.error(f"unknown task {a.task!r}: vision's task commands are {', '.join(tasks)}")
     if a.address:
         ray.init(address=a.address)
     run(a.task, a.inputs, a.output, format=a.format, actors=a.actors, threads=a.threads,

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Checks the engine's copies of XNNPACK's x86 sigmoid and softmax-exponential kernels
-# (Sources/TasksVisionEngine/Kernels/XNNPACKElementwise.swift) against XNNPACK's own, compiled
+# (Sources/TasksVisionEngine/Layers/XNNPACKElementwise.swift) against XNNPACK's own, compiled
 # from its source: every one of the 2^32 sigmoid inputs, every exp input <= 0, and the softmax
 # sums' order on random rows. Needs gcc, swiftc and an AVX-512F CPU (it runs both kernels).
 # usage: tools/xnnpack_elementwise/check.sh /path/to/XNNPACK   (a checkout or a bare git dir)
@@ -31,7 +31,7 @@ for k in f32-vsigmoid/gen/f32-vsigmoid-avx2-rr1-p5-div-u16 \
     show "src/$k.c" > "$work/$(basename "$k").c"
     gcc $cflags -c "$work/$(basename "$k").c" -o "$work/$(basename "$k").o"
 done
-sed -e '/^import TasksVision/d' "$repo/Sources/TasksVisionEngine/Kernels/XNNPACKElementwise.swift" > "$work/ours.swift"
+sed -e '/^import TasksVision/d' "$repo/Sources/TasksVisionEngine/Layers/XNNPACKElementwise.swift" > "$work/ours.swift"
 cp "$repo/Sources/TasksVisionKernels/CPUFeatures.swift" "$work/features.swift"
 cp "$here/sigmoid.swift" "$work/main.swift"
 cp "$here/softmax.swift" "$work/r/main.swift"

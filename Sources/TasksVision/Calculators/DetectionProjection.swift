@@ -38,4 +38,26 @@ public enum DetectionTransformation {
         CGRect(x: bounded(b.xmin * Float(width), width), y: bounded(b.ymin * Float(height), height),
                width: bounded(b.width * Float(width), width), height: bounded(b.height * Float(height), height))
     }
+
+    /// A detection in normalized stored-pixel coordinates as the displayed image shows it, in its
+    /// pixels: the box and keypoints turned with the image's orientation, then `pixelBox`.
+    static func displayDetection(_ d: RawDetection, image: MPImage) -> Detection {
+        let o = image.orientation
+        let b = d.box
+        let corners = [(b.xmin, b.ymin), (b.xmin + b.width, b.ymin + b.height)].map {
+            o.displayPoint(fromStored: (x: $0.0, y: $0.1))
+        }
+        let xmin = min(corners[0].x, corners[1].x), ymin = min(corners[0].y, corners[1].y)
+        let box = RelativeBox(xmin: xmin, ymin: ymin, width: max(corners[0].x, corners[1].x) - xmin,
+                              height: max(corners[0].y, corners[1].y) - ymin)
+        let displayBox = o == .up ? b : box
+        let keypoints = d.keypoints.map { k -> NormalizedKeypoint in
+            let p = o.displayPoint(fromStored: (x: k.x, y: k.y))
+            return NormalizedKeypoint(x: p.x, y: p.y)
+        }
+        return Detection(categories: [ResultCategory(index: d.classId, score: d.score)],
+                         boundingBox: DetectionTransformation.pixelBox(displayBox, width: image.width,
+                                                                       height: image.height),
+                         keypoints: keypoints)
+    }
 }

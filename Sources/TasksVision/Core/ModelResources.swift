@@ -37,12 +37,4 @@ struct ModelResources {
         }
         return fallback
     }
-
-    /// Lines of an associated text file (labels.txt and the like).
-    func labels(_ name: String) -> [String]? {
-        guard let data = associatedFiles[name] else { return nil }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map {
-            String($0).trimmingCharacters(in: .whitespaces)
-        }
-    }
 }

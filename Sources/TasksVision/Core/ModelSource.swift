@@ -34,6 +34,20 @@ struct ModelSource {
         }
     }
 
+    /// Throws, naming the first member of `layout` this source lacks and what the bundle holds
+    /// (`holds`, or the layout's own account).
+    func require(_ layout: TaskBundleLayout, holds: String? = nil) throws {
+        if let member = layout.missingMember(in: contains) {
+            throw VisionTaskError.invalidModel("\(name) has no \(member) (\(holds ?? layout.holds))")
+        }
+    }
+
+    /// The nested bundle `member` when this source holds one, else the source itself (which then
+    /// holds that bundle's members directly).
+    func nestedIfPresent(_ member: String) throws -> ModelSource {
+        contains(member) ? try nested(member) : self
+    }
+
     /// A nested bundle, or, in a folder, the folder itself (its files stand for the nested bundle's).
     func nested(_ member: String) throws -> ModelSource {
         switch storage {

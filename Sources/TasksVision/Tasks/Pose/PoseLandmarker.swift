@@ -39,6 +39,10 @@ public final class PoseLandmarkerOptions: TaskOptions, @unchecked Sendable {
     }
 }
 
+extension PoseLandmarkerOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { poseLandmarkerLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `PoseLandmarker.detectAsync` on the landmarker's serial queue
 /// (the method is required, as in MediaPipe).
 public protocol PoseLandmarkerLiveStreamDelegate: AnyObject {
@@ -57,7 +61,7 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
     /// Per pose, its segmentation mask in the displayed image's pixels (1: the person), with
     /// `shouldOutputSegmentationMasks`; otherwise nil. Not part of the JSON encoding.
     public var segmentationMasks: [Mask]?
-    public var timestampInMilliseconds: Int
+    public var timestampInMilliseconds: Int = 0
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
         self.landmarks = landmarks; self.worldLandmarks = worldLandmarks;
@@ -65,14 +69,6 @@ public struct PoseLandmarkerResult: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case landmarks, worldLandmarks, trackingIds }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
-        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
-        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
-        timestampInMilliseconds = 0
-    }
 }
 
 /// Finds body poses with BlazePose, as MediaPipe Tasks' `PoseLandmarker`.
@@ -110,10 +106,8 @@ public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @uncheck
             ("minPoseDetectionConfidence", options.minPoseDetectionConfidence),
             ("minPosePresenceConfidence", options.minPosePresenceConfidence),
             ("minTrackingConfidence", options.minTrackingConfidence)])
-        let runner = try TaskRunner<PoseLandmarkerResult>(mode: options.runningMode, label: "PoseLandmarker",
-                                hasReceiver: options.poseLandmarkerLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "poseLandmarkerLiveStreamDelegate")
+        let runner = try TaskRunner<PoseLandmarkerResult>(options, label: "PoseLandmarker",
+                                                          delegate: "poseLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         pipeline = try VisionTaskError.wrappingModelErrors {
@@ -125,12 +119,10 @@ public final class PoseLandmarker: DetectionTask<PoseLandmarkerResult>, @uncheck
         pipeline.wantsSegmentation = options.shouldOutputSegmentationMasks
         pipeline.smoothsSegmentation = options.smoothSegmentationMasks
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.poseLandmarkerLiveStreamDelegate?.poseLandmarker(self, didFinishDetection: try? result.get(),
-                                                                           timestampInMilliseconds: timestamp,
-                                                                           error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            task.options.poseLandmarkerLiveStreamDelegate?.poseLandmarker(task, didFinishDetection: result,
+                                                                          timestampInMilliseconds: timestamp,
+                                                                          error: error)
         }
     }
 

@@ -3,8 +3,8 @@ import TasksVision
 import TasksVisionPoseClassification
 
 /// `vision pose --classify SAMPLES.csv [--count-reps CLASS,...]`: ML Kit's pose classification and,
-/// in stream mode, its repetition counting, added to each frame's report.
-final class PoseClassifyOptions: @unchecked Sendable {
+/// in stream mode, its repetition counting: a reporter that adds them to each frame's report (one per task).
+final class PoseClassificationReporter: @unchecked Sendable {
     static let specs: [OptionSpec] = [
         .text("--classify", "SAMPLES.csv", default: "off",
               "classify each pose against these samples (ML Kit's k-NN; smoothed in stream mode)"),
@@ -121,7 +121,7 @@ final class PoseClassifyOptions: @unchecked Sendable {
             let size = max(2, min(overlay.width, overlay.height) / 200)
             overlay.text(text, Float(4 * size), Float(4 * size), (255, 255, 0))
         }
-        r.write = base.write
+        r.masks = base.masks
         return r
     }
 
@@ -136,10 +136,4 @@ final class PoseClassifyOptions: @unchecked Sendable {
         let object = ["repetitions": Dictionary(reps.map { ($0.className, $0.count) }, uniquingKeysWith: { $1 })]
         return String(decoding: try TaskCommandSupport.encoder.encode(object), as: UTF8.self)
     }
-}
-
-extension OptionTable {
-    /// Options of the pose command alone, named in the error another command gives for them.
-    static let poseOnlyOptions = ["--classify": "vision pose", "--count-reps": "vision pose",
-                                  "--classify-rules": "vision pose"]
 }

@@ -1,5 +1,3 @@
-import TasksVisionFormat
-
 extension ZipArchive {
     /// The bytes of an entry that is stored or deflated (method 8), as in the zips of Python
     /// wheels, checked against its CRC-32. `ZipArchive.data(of:)` refuses deflated entries, as
@@ -15,13 +13,7 @@ extension ZipArchive {
             throw FormatError.unsupported(file: view.name, reason: "\(what) of \(entry.uncompressedSize) bytes is"
                                           + " larger than the \(ModelAsset.maximumFileSize)-byte limit")
         }
-        let h = entry.localHeaderOffset
-        guard try view.u32(h, "\(what) local header") == 0x0403_4b50 else {
-            throw FormatError.malformed(file: view.name, reason: "\(what) local header at \(h) has a bad signature")
-        }
-        let nameLength = Int(try view.u16(h + 26))
-        let extraLength = Int(try view.u16(h + 28))
-        let compressed = try view.slice(h + 30 + nameLength + extraLength, entry.compressedSize, what)
+        let compressed = try view.slice(try dataOffset(of: entry, what), entry.compressedSize, what)
         // Inflate reads raw DEFLATE data behind a zlib header (CM 8, 32K window, no dictionary)
         // and stops at the final block, so the four bytes standing for the Adler-32 trailer are not read.
         let output: [UInt8]
@@ -34,11 +26,7 @@ extension ZipArchive {
             throw FormatError.malformed(file: view.name, reason: "\(what) inflates to \(output.count) bytes,"
                                         + " not the \(entry.uncompressedSize) its directory entry gives")
         }
-        let crc = CRC32.checksum(output)
-        guard crc == entry.crc32 else {
-            throw FormatError.malformed(file: view.name, reason: "\(what) fails its CRC-32 check (stored "
-                                        + "\(String(entry.crc32, radix: 16)), computed \(String(crc, radix: 16)))")
-        }
+        try checkCRC(output, entry, what)
         return output
     }
 }

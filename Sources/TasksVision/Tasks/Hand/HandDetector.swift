@@ -23,6 +23,10 @@ public final class HandDetectorOptions: TaskOptions, @unchecked Sendable {
     }
 }
 
+extension HandDetectorOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { handDetectorLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `HandDetector.detectAsync` on the detector's serial queue (optional method).
 public protocol HandDetectorLiveStreamDelegate: AnyObject {
     func handDetector(_ handDetector: HandDetector, didFinishDetection result: HandDetectorResult?,
@@ -42,7 +46,7 @@ public struct HandDetectorResult: Sendable, Equatable, Codable {
     /// Per palm, the rotated hand rectangle the hand landmarker would crop its landmark model's
     /// input from (normalized to the displayed image; rotation in radians).
     public var handRectangles: [NormalizedRect]
-    public var timestampInMilliseconds: Int
+    public var timestampInMilliseconds: Int = 0
 
     public init(detections: [Detection], handRectangles: [NormalizedRect], timestampInMilliseconds: Int = 0) {
         self.detections = detections; self.handRectangles = handRectangles
@@ -50,13 +54,6 @@ public struct HandDetectorResult: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case detections, handRectangles }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        detections = try c.decode([Detection].self, forKey: .detections)
-        handRectangles = try c.decode([NormalizedRect].self, forKey: .handRectangles)
-        timestampInMilliseconds = 0
-    }
 }
 
 /// Palm detection alone: the first stage of `HandLandmarker`, for when the landmark model is too
@@ -81,10 +78,8 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
         let options = options.copy()
         try OptionValidation.atLeastOne("numHands", options.numHands)
         try OptionValidation.unitInterval([("minHandDetectionConfidence", options.minHandDetectionConfidence)])
-        let runner = try TaskRunner<HandDetectorResult>(mode: options.runningMode, label: "HandDetector",
-                                hasReceiver: options.handDetectorLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "handDetectorLiveStreamDelegate")
+        let runner = try TaskRunner<HandDetectorResult>(options, label: "HandDetector",
+                                                        delegate: "handDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         numHands = options.numHands
@@ -94,22 +89,19 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
                 return try HandPipeline.palmStage(ModelResources(path: path, threads: threads), minScore: minScore)
             }
             var source = try ModelSource(path: path)
-            if source.contains("hand_landmarker.task") { source = try source.nested("hand_landmarker.task") }
-            guard source.contains("hand_detector.tflite") else {
-                throw VisionTaskError.invalidModel("\(source.name) has no hand_detector.tflite (give a hand landmarker "
-                                                   + "or gesture recognizer bundle, or a palm detection .tflite)")
+            source = try source.nestedIfPresent(TaskBundleLayout.handLandmarkerBundle)
+            guard source.contains(TaskBundleLayout.palmDetector) else {
+                throw VisionTaskError.invalidModel("\(source.name) has no \(TaskBundleLayout.palmDetector) (give a "
+                    + "hand landmarker or gesture recognizer bundle, or a palm detection .tflite)")
             }
-            return try HandPipeline.palmStage(ModelResources(model: try source.model("hand_detector.tflite"),
+            return try HandPipeline.palmStage(ModelResources(model: try source.model(TaskBundleLayout.palmDetector),
                                                              threads: threads),
                                               minScore: minScore)
         }
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.handDetectorLiveStreamDelegate?.handDetector(self, didFinishDetection: try? result.get(),
-                                                                       timestampInMilliseconds: timestamp,
-                                                                       error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            task.options.handDetectorLiveStreamDelegate?.handDetector(task, didFinishDetection: result,
+                                                                      timestampInMilliseconds: timestamp, error: error)
         }
     }
 
@@ -125,7 +117,9 @@ public final class HandDetector: DetectionTask<HandDetectorResult>, @unchecked S
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
         let found = palms(input)
-        var result = HandDetectorResult(detections: found.map { FaceDetector.displayDetection($0.palm, image: input) },
+        var result = HandDetectorResult(detections: found.map {
+                                            DetectionTransformation.displayDetection($0.palm, image: input)
+                                        },
                                         handRectangles: found.map { Self.displayRect($0.rect, image: input) },
                                         timestampInMilliseconds: timestamp)
         if let region {

@@ -3,7 +3,7 @@ import TasksVision
 
 /// The option specs every task command (faces, hands, gestures, pose) shares, and the
 /// positional synopsis they show.
-enum TaskOptions {
+enum TaskCommandOptions {
     /// Frame spacing of a folder of frames when --fps is not given (33 ms, as before --fps existed).
     static let defaultFrameMilliseconds = 33.0
 
@@ -23,7 +23,7 @@ enum TaskOptions {
         .text("--orientation", "O", default: "up",
               valid: { (try? FrameInput.orientation($0)) == nil ? FrameInput.orientationChoices : nil },
               "turn the input further: up, right, down, left, upMirrored, ... or EXIF 1-8"),
-        .text("--roi", "X,Y,W,H", default: "whole image", valid: { (try? TaskOptions.parseRegion($0)) == nil
+        .text("--roi", "X,Y,W,H", default: "whole image", valid: { (try? TaskCommandOptions.parseRegion($0)) == nil
                 ? "four numbers X,Y,W,H in [0, 1] (normalized to the displayed image) with W, H > 0 and X+W, Y+H <= 1"
                 : nil },
               "run on this region of the displayed image (normalized); results are in the whole image"),

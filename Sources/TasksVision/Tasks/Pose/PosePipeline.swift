@@ -54,12 +54,10 @@ final class PosePipeline: RegionFramedPipeline {
          minPosePresenceConfidence: Float,
          minTrackingConfidence: Float, rotatedDetectionAsMediaPipe: Bool) throws {
         self.rotatedDetectionAsMediaPipe = rotatedDetectionAsMediaPipe
-        for name in ["pose_detector.tflite", "pose_landmarks_detector.tflite"] where !source.contains(name) {
-            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a pose landmarker bundle holds "
-                                               + "pose_detector.tflite and pose_landmarks_detector.tflite)")
-        }
-        let detectorModel = try ModelResources(model: try source.model("pose_detector.tflite"), threads: threads)
-        landmarkModel = try ModelResources(model: try source.model("pose_landmarks_detector.tflite"), threads: threads)
+        try source.require(.poseLandmarker)
+        let detectorModel = try ModelResources(model: try source.model(TaskBundleLayout.poseDetector), threads: threads)
+        landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.poseLandmarksDetector),
+                                           threads: threads)
         guard detectorModel.inputWidth == 224, detectorModel.inputHeight == 224,
               detectorModel.interpreter.outputs.count == 2,
               detectorModel.interpreter.outputs[0].elementCount == 2254 * 12 else {

@@ -29,6 +29,10 @@ public final class HandLandmarkerOptions: TaskOptions, HandTrackingOptions, @unc
     }
 }
 
+extension HandLandmarkerOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { handLandmarkerLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `HandLandmarker.detectAsync` on the landmarker's serial queue.
 public protocol HandLandmarkerLiveStreamDelegate: AnyObject {
     func handLandmarker(_ handLandmarker: HandLandmarker, didFinishDetection result: HandLandmarkerResult?,
@@ -50,7 +54,7 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
     /// Per hand, the ID of its track in video and live-stream mode (stable while the hand is
     /// tracked, never reused); nil in image mode.
     public var trackingIds: [Int]?
-    public var timestampInMilliseconds: Int
+    public var timestampInMilliseconds: Int = 0
 
     public init(landmarks: [[NormalizedLandmark]], worldLandmarks: [[Landmark]], handedness: [[ResultCategory]],
                 timestampInMilliseconds: Int = 0) {
@@ -59,15 +63,6 @@ public struct HandLandmarkerResult: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case handedness, landmarks, worldLandmarks, trackingIds }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
-        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
-        handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
-        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
-        timestampInMilliseconds = 0
-    }
 }
 
 /// Finds hands and their landmarks, as MediaPipe Tasks' `HandLandmarker`.
@@ -98,25 +93,20 @@ public final class HandLandmarker: DetectionTask<HandLandmarkerResult>, @uncheck
         let options = options.copy()
         let settings = options.handSettings
         try settings.validate()
-        let runner = try TaskRunner<HandLandmarkerResult>(mode: options.runningMode, label: "HandLandmarker",
-                                hasReceiver: options.handLandmarkerLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "handLandmarkerLiveStreamDelegate")
+        let runner = try TaskRunner<HandLandmarkerResult>(options, label: "HandLandmarker",
+                                                          delegate: "handLandmarkerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         pipeline = try VisionTaskError.wrappingModelErrors {
             let source = try ModelSource(path: path)
-            return try HandPipeline(source: source.contains("hand_landmarker.task")
-                                        ? try source.nested("hand_landmarker.task") : source,
+            return try HandPipeline(source: try source.nestedIfPresent(TaskBundleLayout.handLandmarkerBundle),
                                     threads: options.baseOptions.threads, settings: settings)
         }
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.handLandmarkerLiveStreamDelegate?.handLandmarker(self, didFinishDetection: try? result.get(),
-                                                                           timestampInMilliseconds: timestamp,
-                                                                           error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            task.options.handLandmarkerLiveStreamDelegate?.handLandmarker(task, didFinishDetection: result,
+                                                                          timestampInMilliseconds: timestamp,
+                                                                          error: error)
         }
     }
 

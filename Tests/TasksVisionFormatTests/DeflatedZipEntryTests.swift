@@ -1,6 +1,5 @@
 import Foundation
 import TasksVisionFormat
-import TasksVisionImageIO
 import XCTest
 
 /// `ZipArchive.decompressedData(of:)`: deflated zip entries, as in Python wheels.

@@ -1,7 +1,7 @@
-/// DEFLATE decompression (RFC 1951) and the zlib wrapper (RFC 1950), for PNG.
+/// DEFLATE decompression (RFC 1951) and the zlib wrapper (RFC 1950), for PNG and deflated zip entries.
 /// Every read is bounds-checked; output is capped by the caller's expected size.
-struct Inflate {
-    struct Failure: Error { let reason: String }
+package struct Inflate {
+    package struct Failure: Error { package let reason: String }
 
     private let input: [UInt8]
     private var position = 0
@@ -17,7 +17,7 @@ struct Inflate {
     }
 
     /// Decompresses a zlib stream, producing at most `limit` bytes.
-    static func zlib(_ data: [UInt8], limit: Int) throws -> [UInt8] {
+    package static func zlib(_ data: [UInt8], limit: Int) throws -> [UInt8] {
         guard data.count >= 6 else { throw Failure(reason: "zlib stream of \(data.count) bytes is too short") }
         let cmf = data[0], flg = data[1]
         guard cmf & 0x0F == 8, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0 else {
@@ -162,7 +162,7 @@ struct Inflate {
 }
 
 /// Adler-32 checksum (zlib).
-func adler32(_ data: [UInt8]) -> UInt32 {
+package func adler32(_ data: [UInt8]) -> UInt32 {
     var a: UInt32 = 1, b: UInt32 = 0
     var i = 0
     while i < data.count {

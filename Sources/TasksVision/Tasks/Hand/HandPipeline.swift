@@ -55,12 +55,10 @@ final class HandPipeline: RegionFramedPipeline {
     private(set) var palmDetectionRuns = 0
 
     init(source: ModelSource, threads: Int, settings: Settings) throws {
-        for name in ["hand_detector.tflite", "hand_landmarks_detector.tflite"] where !source.contains(name) {
-            throw VisionTaskError.invalidModel("\(source.name) has no \(name) (a hand landmarker bundle holds "
-                                               + "hand_detector.tflite and hand_landmarks_detector.tflite)")
-        }
-        let palmModel = try ModelResources(model: try source.model("hand_detector.tflite"), threads: threads)
-        landmarkModel = try ModelResources(model: try source.model("hand_landmarks_detector.tflite"), threads: threads)
+        try source.require(.handLandmarker)
+        let palmModel = try ModelResources(model: try source.model(TaskBundleLayout.palmDetector), threads: threads)
+        landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.handLandmarksDetector),
+                                           threads: threads)
         guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
               landmarkModel.interpreter.outputs[3].elementCount == 63 else {
             throw VisionTaskError.invalidModel(

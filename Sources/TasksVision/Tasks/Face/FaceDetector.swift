@@ -25,6 +25,10 @@ public final class FaceDetectorOptions: TaskOptions, @unchecked Sendable {
     }
 }
 
+extension FaceDetectorOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { faceDetectorLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `FaceDetector.detectAsync` on the detector's serial queue.
 public protocol FaceDetectorLiveStreamDelegate: AnyObject {
     func faceDetector(_ faceDetector: FaceDetector, didFinishDetection result: FaceDetectorResult?,
@@ -41,7 +45,7 @@ extension FaceDetectorLiveStreamDelegate {
 public struct FaceDetectorResult: Sendable, Equatable, Codable {
     public var detections: [Detection]
     /// The timestamp of the frame (video and live stream), or 0.
-    public var timestampInMilliseconds: Int
+    public var timestampInMilliseconds: Int = 0
 
     public init(detections: [Detection], timestampInMilliseconds: Int = 0) {
         self.detections = detections
@@ -49,11 +53,6 @@ public struct FaceDetectorResult: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case detections }
-
-    public init(from decoder: Decoder) throws {
-        detections = try decoder.container(keyedBy: CodingKeys.self).decode([Detection].self, forKey: .detections)
-        timestampInMilliseconds = 0
-    }
 }
 
 /// Detects faces with BlazeFace, as MediaPipe Tasks' `FaceDetector`: the short-range
@@ -75,20 +74,15 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         let options = options.copy()
         try OptionValidation.unitInterval([("minDetectionConfidence", options.minDetectionConfidence),
                                            ("minSuppressionThreshold", options.minSuppressionThreshold)])
-        let runner = try TaskRunner<FaceDetectorResult>(mode: options.runningMode, label: "FaceDetector",
-                                hasReceiver: options.faceDetectorLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "faceDetectorLiveStreamDelegate")
+        let runner = try TaskRunner<FaceDetectorResult>(options, label: "FaceDetector",
+                                                        delegate: "faceDetectorLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         detector = try VisionTaskError.wrappingModelErrors { try Self.detectorStage(path: path, options: options) }
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            self.options.faceDetectorLiveStreamDelegate?.faceDetector(self, didFinishDetection: try? result.get(),
-                                                                       timestampInMilliseconds: timestamp,
-                                                                       error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            task.options.faceDetectorLiveStreamDelegate?.faceDetector(task, didFinishDetection: result,
+                                                                      timestampInMilliseconds: timestamp, error: error)
         }
     }
 
@@ -129,7 +123,7 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         -> FaceDetectorResult {
         let region = try ImageRegion.of(roi, image: image)
         let input = try region?.crop(image) ?? image
-        var detections = detectNormalized(input).map { Self.displayDetection($0, image: input) }
+        var detections = detectNormalized(input).map { DetectionTransformation.displayDetection($0, image: input) }
         if let region { detections = detections.map(region.detection) }
         return FaceDetectorResult(detections: detections, timestampInMilliseconds: timestamp)
     }
@@ -140,24 +134,4 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
         return detector.run(image).projected()
     }
 
-    /// Converts a detection in normalized stored-pixel coordinates to the displayed image.
-    static func displayDetection(_ d: RawDetection, image: MPImage) -> Detection {
-        let o = image.orientation
-        let b = d.box
-        let corners = [(b.xmin, b.ymin), (b.xmin + b.width, b.ymin + b.height)].map {
-            o.displayPoint(fromStored: (x: $0.0, y: $0.1))
-        }
-        let xmin = min(corners[0].x, corners[1].x), ymin = min(corners[0].y, corners[1].y)
-        let box = RelativeBox(xmin: xmin, ymin: ymin, width: max(corners[0].x, corners[1].x) - xmin,
-                              height: max(corners[0].y, corners[1].y) - ymin)
-        let displayBox = o == .up ? b : box
-        let keypoints = d.keypoints.map { k -> NormalizedKeypoint in
-            let p = o.displayPoint(fromStored: (x: k.x, y: k.y))
-            return NormalizedKeypoint(x: p.x, y: p.y)
-        }
-        return Detection(categories: [ResultCategory(index: d.classId, score: d.score)],
-                         boundingBox: DetectionTransformation.pixelBox(displayBox, width: image.width,
-                                                                       height: image.height),
-                         keypoints: keypoints)
-    }
 }

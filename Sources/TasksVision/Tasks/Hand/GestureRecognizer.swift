@@ -35,6 +35,10 @@ public final class GestureRecognizerOptions: TaskOptions, HandTrackingOptions, @
     }
 }
 
+extension GestureRecognizerOptions: LiveStreamReceivers {
+    var hasLiveStreamDelegate: Bool { gestureRecognizerLiveStreamDelegate != nil }
+}
+
 /// Receives the results of `GestureRecognizer.recognizeAsync` on the recognizer's serial queue.
 /// Both methods are optional, as in MediaPipe: `didFinishGestureRecognition` is the name in
 /// MediaPipe's headers, `didFinishRecognition` the one its iOS guide shows; both are called.
@@ -70,7 +74,7 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
     /// Per hand, the ID of its track in video and live-stream mode (stable while the hand is
     /// tracked, never reused); nil in image mode.
     public var trackingIds: [Int]?
-    public var timestampInMilliseconds: Int
+    public var timestampInMilliseconds: Int = 0
 
     public init(gestures: [[ResultCategory]], handedness: [[ResultCategory]], landmarks: [[NormalizedLandmark]],
                 worldLandmarks: [[Landmark]], timestampInMilliseconds: Int = 0) {
@@ -80,16 +84,6 @@ public struct GestureRecognizerResult: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case gestures, handedness, landmarks, worldLandmarks, trackingIds }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        landmarks = try c.decode([[NormalizedLandmark]].self, forKey: .landmarks)
-        worldLandmarks = try c.decode([[Landmark]].self, forKey: .worldLandmarks)
-        handedness = try c.decode([[ResultCategory]].self, forKey: .handedness)
-        gestures = try c.decode([[ResultCategory]].self, forKey: .gestures)
-        trackingIds = try c.decodeIfPresent([Int].self, forKey: .trackingIds)
-        timestampInMilliseconds = 0
-    }
 }
 
 /// Recognizes hand gestures, as MediaPipe Tasks' `GestureRecognizer`: the hand landmarker,
@@ -119,10 +113,8 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         try settings.validate()
         try options.cannedGesturesClassifierOptions?.validate("cannedGesturesClassifierOptions")
         try options.customGesturesClassifierOptions?.validate("customGesturesClassifierOptions")
-        let runner = try TaskRunner<GestureRecognizerResult>(mode: options.runningMode, label: "GestureRecognizer",
-                                hasReceiver: options.gestureRecognizerLiveStreamDelegate != nil
-                                    || options.resultCallback != nil,
-                                delegate: "gestureRecognizerLiveStreamDelegate")
+        let runner = try TaskRunner<GestureRecognizerResult>(options, label: "GestureRecognizer",
+                                                             delegate: "gestureRecognizerLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         let models = try VisionTaskError.wrappingModelErrors { try Self.load(path: path, options: options) }
@@ -134,14 +126,12 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         customOptions = options.customGesturesClassifierOptions
             ?? ClassifierOptions(scoreThreshold: custom?.scoreThreshold ?? 0)
         super.init(runner: runner)
-        runner.notify = { [weak self] result, timestamp in
-            guard let self else { return }
-            self.options.resultCallback?(result, timestamp)
-            let delegate = self.options.gestureRecognizerLiveStreamDelegate, r = try? result.get()
-            delegate?.gestureRecognizer(self, didFinishGestureRecognition: r, timestampInMilliseconds: timestamp,
-                                        error: result.error)
-            delegate?.gestureRecognizer(self, didFinishRecognition: r, timestampInMilliseconds: timestamp,
-                                        error: result.error)
+        runner.deliver(to: self, options: \.options) { task, result, timestamp, error in
+            let delegate = task.options.gestureRecognizerLiveStreamDelegate
+            delegate?.gestureRecognizer(task, didFinishGestureRecognition: result, timestampInMilliseconds: timestamp,
+                                        error: error)
+            delegate?.gestureRecognizer(task, didFinishRecognition: result, timestampInMilliseconds: timestamp,
+                                        error: error)
         }
     }
 
@@ -152,20 +142,15 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     static func load(path: String, options: GestureRecognizerOptions) throws
         -> (HandPipeline, Interpreter, Classifier, Classifier?) {
         let source = try ModelSource(path: path)
-        let pipeline = try HandPipeline(source: source.contains("hand_landmarker.task")
-                                            ? try source.nested("hand_landmarker.task") : source,
+        let pipeline = try HandPipeline(source: try source.nestedIfPresent(TaskBundleLayout.handLandmarkerBundle),
                                         threads: options.baseOptions.threads, settings: options.handSettings)
-        let gestures = source.contains("hand_gesture_recognizer.task")
-            ? try source.nested("hand_gesture_recognizer.task") : source
-        for name in ["gesture_embedder.tflite", "canned_gesture_classifier.tflite"] where !gestures.contains(name) {
-            throw VisionTaskError.invalidModel("\(gestures.name) has no \(name) (a gesture recognizer bundle holds "
-                + "hand_landmarker.task and hand_gesture_recognizer.task, which holds gesture_embedder.tflite and "
-                + "canned_gesture_classifier.tflite)")
-        }
-        let embedder = try Interpreter(model: try gestures.model("gesture_embedder.tflite"), options: .init(threads: 1))
-        guard embedder.inputs.map(\.elementCount) == [63, 1, 63] else {
-            throw VisionTaskError.invalidModel("gesture_embedder.tflite takes inputs \(embedder.inputs.map(\.shape)), "
-                                               + "expected [1,21,3], [1,1], [1,21,3]")
+        let gestures = try source.nestedIfPresent(TaskBundleLayout.handGestureRecognizerBundle)
+        let layout = TaskBundleLayout.handGestureRecognizer
+        try gestures.require(layout, holds: TaskBundleLayout.gestureRecognizer.holds + ", which holds "
+                                 + layout.members.joined(separator: " and "))
+        let embedder = try GestureEmbedderModel.interpreter(try gestures.model(TaskBundleLayout.gestureEmbedder)) {
+            VisionTaskError.invalidModel("\(TaskBundleLayout.gestureEmbedder) takes inputs "
+                                         + "\($0.inputs.map(\.shape)), expected \(GestureEmbedderModel.inputShapes)")
         }
         let embeddingSize = embedder.outputs.first?.elementCount
         func classifier(_ name: String) throws -> Classifier {
@@ -175,18 +160,13 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
                 throw VisionTaskError.invalidModel(
                     "\(name) input \(interpreter.inputs.first?.shape ?? []) does not take the embedding")
             }
-            let files = try model.associatedFiles()
-            let labelFile = try model.metadata()?.allAssociatedFileNames.first { files[$0] != nil }
-                ?? files.keys.sorted().first
-            let labels = labelFile.flatMap { files[$0] }.map {
-                String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
-            } ?? []
+            let labels = try model.labels()
             let threshold = try model.metadata()?.subgraphs.first?.outputs.first?.scoreThreshold
             return (interpreter, labels, threshold)
         }
-        let custom = gestures.contains("custom_gesture_classifier.tflite")
-            ? try classifier("custom_gesture_classifier.tflite") : nil
-        return (pipeline, embedder, try classifier("canned_gesture_classifier.tflite"), custom)
+        let custom = gestures.contains(TaskBundleLayout.customGestureClassifier)
+            ? try classifier(TaskBundleLayout.customGestureClassifier) : nil
+        return (pipeline, embedder, try classifier(TaskBundleLayout.cannedGestureClassifier), custom)
     }
 
     /// Recognizes gestures in a single image (`.image` mode).

@@ -1,7 +1,9 @@
 import Foundation
 import TasksVisionEngine
+import vision
 
-// `vision`: run TasksVision on models, images, folders, frame sequences, videos and cameras.
+// `vision`: run TasksVision on models, images, folders, frame sequences, videos and cameras. The commands are
+// the module `vision` (Sources/vision, one type each in its registry); this file only runs them.
 setvbuf(stdout, nil, _IOLBF, 0)
 // A child ffmpeg that exits early must give an error on write, not kill us.
 signal(SIGPIPE, SIG_IGN)
