@@ -1,16 +1,27 @@
 // swift-tools-version:6.2
+// 6.2 is the floor: from 6.2 on SwiftPM builds a dependency whose targets carry unsafe flags when its manifest is
+// tools-version 6.2 or later; 6.1 refuses such a product ("contains unsafe build flags"). tools/consumer_test.sh
+// builds Examples/Consumer against this package by URL and version.
 import PackageDescription
 
+// Unsafe flags never reach an Apple platform build. A manifest evaluated on a Mac (Xcode, or swift build there;
+// Apple platforms are built nowhere else) declares none, as Xcode may refuse a dependency that declares any; elsewhere
+// each one is conditioned on non-Apple platforms. TASKSVISION_NO_UNSAFE_FLAGS=1 gives the Mac's manifest anywhere.
+// Without them the kernels compute the same bits, slower. Tests/TasksVisionFormatTests/PackagingTests.swift checks.
+#if canImport(Darwin)
+let unsafeFlagsAllowed = false
+#else
+let unsafeFlagsAllowed = Context.environment["TASKSVISION_NO_UNSAFE_FLAGS"] == nil
+#endif
+let nonApplePlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
 // Each FMA kernel set is its own target, compiled for its instruction set; the engine runs a set only after
 // probing the CPU for it (KernelSet.isSupported). A manifest sees the machine that builds, not the one built for,
-// so the `-target-cpu` flags are added when the build machine is x86-64, and only for Linux, Windows and macOS:
-// never for iOS, tvOS, watchOS or visionOS (devices and simulators alike; the simulator's AVX2 set then runs at
-// baseline speed with the same results). They would still reach an arm64 build made on an x86-64 machine for one
-// of those three (a universal macOS binary on an Intel Mac, a Linux cross-build): set TASKSVISION_NO_TARGET_CPU=1
-// there. Without the flags the AVX2 and AVX-512 sets compute the same bits, slower.
-let x86Platforms: [Platform] = [.linux, .windows, .macOS]
+// so the `-target-cpu` flags are added when the build machine is x86-64, and only for Linux and Windows. They would
+// still reach an arm64 build made on an x86-64 machine for one of those (a Linux cross-build): set
+// TASKSVISION_NO_TARGET_CPU=1 there. Without the flags the AVX2 and AVX-512 sets compute the same bits, slower.
+let x86Platforms: [Platform] = [.linux, .windows]
 #if arch(x86_64)
-let targetCPUFlags = Context.environment["TASKSVISION_NO_TARGET_CPU"] == nil
+let targetCPUFlags = unsafeFlagsAllowed && Context.environment["TASKSVISION_NO_TARGET_CPU"] == nil
 #else
 let targetCPUFlags = false
 #endif
@@ -18,12 +29,22 @@ let avx2Flags: [SwiftSetting] =
     targetCPUFlags ? [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: x86Platforms))] : []
 let avx512Flags: [SwiftSetting] =
     targetCPUFlags ? [.unsafeFlags(["-target-cpu", "skylake-avx512"], .when(platforms: x86Platforms))] : []
+// The `Builtin` module (LLVM's vector FMA, masked loads, prefetch) needs -parse-stdlib; without it
+// (TASKSVISION_BUILTIN undefined) the target uses the standard library's lane-wise equivalents.
+let vectorFMASettings: [SwiftSetting] = unsafeFlagsAllowed ? [
+    .unsafeFlags(["-parse-stdlib"], .when(platforms: nonApplePlatforms)),
+    .define("TASKSVISION_BUILTIN", .when(platforms: nonApplePlatforms)),
+] : []
 // OpenBLAS serves the portable kernel set only; Apple platforms use Accelerate instead (see PlatformBLAS.swift).
 let applePlatforms: [Platform] = [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst]
-let openBLASPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+let openBLASPlatforms: [Platform] = nonApplePlatforms
 
 let package = Package(
     name: "TasksVision",
+    // Swift concurrency (async/await, AsyncStream) is in every one of them. iOS 15 is what MediaPipe's own pods ask
+    // (MediaPipeTasksVision and MediaPipeTasksCommon podspecs, and its Package.swift template); the others are the
+    // releases of the same year. Newer APIs are behind `if #available` (ParallelFor.swift's atomics).
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "TasksVisionFormat", targets: ["TasksVisionFormat"]),
         .library(name: "TasksVisionEngine", targets: ["TasksVisionEngine"]),
@@ -49,7 +70,7 @@ let package = Package(
         // Layer 2b: one target per FMA instruction set, each the templates in
         // Sources/MicrokernelTemplates (linked in) on that set's vector width.
         // Vector fused multiply-adds as one LLVM operation each (see its file for why), for the FMA sets.
-        .target(name: "TasksVisionVectorFMA", swiftSettings: [.unsafeFlags(["-parse-stdlib"])]),
+        .target(name: "TasksVisionVectorFMA", swiftSettings: vectorFMASettings),
         .target(name: "TasksVisionKernelsAVX2", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
                 swiftSettings: avx2Flags),
         .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
@@ -115,3 +136,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v5]
 )
+
+// TASKSVISION_LIBRARY_ONLY=1: the libraries and their tests alone, for platforms without processes or a terminal
+// (the iOS Simulator job of .github/workflows/ci.yml): the command-line tools run ffmpeg as a child process.
+if Context.environment["TASKSVISION_LIBRARY_ONLY"] != nil {
+    let tools: Set<String> = ["vision", "vision-bench", "VisionCLITests"]
+    package.products.removeAll { tools.contains($0.name) }
+    package.targets.removeAll { tools.contains($0.name) }
+}

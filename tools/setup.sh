@@ -6,7 +6,9 @@
 # Models come from: the mediapipe==0.10.14 wheel on PyPI (unpacked .tflite files),
 # ../shared/models (or $TASKSVISION_SHARED/models), and, where neither has a file,
 # the official MediaPipe model download URLs (outside this build environment).
-# Every file is checked against Models/MANIFEST.sha256.
+# Every file is checked against Models/MANIFEST.sha256. A model none of them can give is named, one line each, with
+# what needs it (and the wheel's file with the same weights the tasks use instead, if any); setup fails only when
+# README's first command (`vision faces`) could not run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 models="$here/Models"

@@ -91,6 +91,20 @@ final class ModelLocatorTests: XCTestCase {
         XCTAssertEqual(search().locate("Models/blaze.tflite"), data + "/tasksvision/models/blaze.tflite")
     }
 
+    func testSameWeightsUnderAnotherNameWhenTheModelIsNowhere() throws {
+        XCTAssertNil(search().locate("blaze_face_short_range.tflite"))
+        try put(cwd + "/Models/face_detection_short_range.tflite")
+        XCTAssertEqual(search().locate("blaze_face_short_range.tflite"),
+                       cwd + "/Models/face_detection_short_range.tflite")
+        XCTAssertEqual(search().locate("Models/blaze_face_short_range.tflite"),
+                       cwd + "/Models/face_detection_short_range.tflite")
+        // The model itself, wherever it is, comes first.
+        try put(data + "/tasksvision/models/blaze_face_short_range.tflite")
+        XCTAssertEqual(search().locate("blaze_face_short_range.tflite"),
+                       data + "/tasksvision/models/blaze_face_short_range.tflite")
+        XCTAssertNil(search().locate("pose_detector.tflite"))
+    }
+
     func testBundleMemberPathIsFoundByItsFilePart() throws {
         try put(data + "/tasksvision/models/b.task")
         XCTAssertEqual(search().locate("b.task:inner.task:m.tflite"),

@@ -52,6 +52,7 @@ extension MPImage {
 import UIKit
 
 extension ImageOrientation {
+    /// The orientation a `UIImage` reports, as MediaPipe's `MPImage(uiImage:)` reads it.
     public init(_ o: UIImage.Orientation) {
         switch o {
         case .up: self = .up
@@ -74,6 +75,7 @@ extension MPImage {
         try self.init(cgImage: cg, orientation: ImageOrientation(uiImage.imageOrientation))
     }
 
+    /// The pixels of a `UIImage` (its CGImage) with the orientation given instead of the image's.
     public init(uiImage: UIImage, orientation: UIImage.Orientation) throws {
         guard let cg = uiImage.cgImage else { throw VisionTaskError.invalidImage("UIImage has no CGImage") }
         try self.init(cgImage: cg, orientation: ImageOrientation(orientation))

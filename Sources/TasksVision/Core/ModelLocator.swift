@@ -21,7 +21,18 @@ import Foundation
 /// exist as given, is looked for in the folders of steps 2-5: first by the relative path
 /// (`sub/x.tflite`), then by its last component (`x.tflite`). So `Models/x.tflite` and
 /// `x.tflite` both find an installed `x.tflite` from any working directory.
+///
+/// 6. When a model is nowhere and another file has its weights under another name (`sameWeights`), that file,
+///    found by steps 1-5: a user whose set-up could reach only the mediapipe wheel still runs the tasks.
 public enum ModelLocator {
+    /// Models whose weights, operators and inputs another model file has, under another name: the MediaPipe Tasks
+    /// copy (first) adds 32 bytes of TFLite metadata (version, author) to the file in MediaPipe's Python wheel
+    /// (second). The tasks give the same results with either.
+    public static let sameWeights: [String: String] = [
+        "blaze_face_short_range.tflite": "face_detection_short_range.tflite",
+        "hand_detector.tflite": "palm_detection_full.tflite",
+    ]
+
     /// The folders of steps 2-5, in search order, duplicates removed.
     public static var searchFolders: [ModelFolder] { ModelSearch.process.folders }
 
@@ -180,6 +191,14 @@ struct ModelSearch {
     }
 
     func locate(_ nameOrPath: String) -> String? {
+        if let path = locateAsNamed(nameOrPath) { return path }
+        // Step 6: the same weights under another name, found as that name would be.
+        let name = (nameOrPath as NSString).lastPathComponent
+        guard let other = ModelLocator.sameWeights[name] else { return nil }
+        return locateAsNamed(String(nameOrPath.dropLast(name.count)) + other)
+    }
+
+    private func locateAsNamed(_ nameOrPath: String) -> String? {
         let (places, members) = places(for: nameOrPath)
         // A folder given as the path is a model too: the tasks read a bundle's member files from one.
         if let first = places.first, FileManager.default.fileExists(atPath: first.path) { return first.path }
