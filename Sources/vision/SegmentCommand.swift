@@ -133,15 +133,19 @@ enum SegmentCommand: TaskCommand {
 }
 
 extension ImageSegmenter: LibraryTask {
-    func call(image: MPImage, roi: ImageProcessingOptions?) throws -> ImageSegmenterResult {
-        try segment(image: image, imageProcessingOptions: roi)
+    func detect(image: MPImage, imageProcessingOptions: ImageProcessingOptions?) throws -> ImageSegmenterResult {
+        try segment(image: image, imageProcessingOptions: imageProcessingOptions)
     }
 
-    func call(videoFrame: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> ImageSegmenterResult {
-        try segment(videoFrame: videoFrame, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    func detect(videoFrame: MPImage, timestampInMilliseconds: Int,
+                imageProcessingOptions: ImageProcessingOptions?) throws -> ImageSegmenterResult {
+        try segment(videoFrame: videoFrame, timestampInMilliseconds: timestampInMilliseconds,
+                    imageProcessingOptions: imageProcessingOptions)
     }
 
-    func callAsync(image: MPImage, timestamp: Int, roi: ImageProcessingOptions?) throws -> Bool {
-        try segmentAsync(image: image, timestampInMilliseconds: timestamp, imageProcessingOptions: roi)
+    func detectAsync(image: MPImage, timestampInMilliseconds: Int,
+                     imageProcessingOptions: ImageProcessingOptions?) throws -> Bool {
+        try segmentAsync(image: image, timestampInMilliseconds: timestampInMilliseconds,
+                         imageProcessingOptions: imageProcessingOptions)
     }
 }
