@@ -1,6 +1,6 @@
 /// Writes TFLite model metadata (metadata_schema.fbs, file identifier `M001`): what
 /// `ModelMetadata` reads (names, descriptions, content, normalization and score thresholding
-/// process units, stats, associated files, the minimum parser version).
+/// process units, stats, associated files, subgraphs' custom metadata, the minimum parser version).
 extension ModelMetadata {
     /// The metadata flatbuffer, to store as the model's `TFLITE_METADATA` buffer.
     public func serialized() throws -> [UInt8] {
@@ -14,6 +14,7 @@ extension ModelMetadata {
             if !sg.inputs.isEmpty { o.set(2, tables: sg.inputs.map(Self.tensorObject)) }
             if !sg.outputs.isEmpty { o.set(3, tables: sg.outputs.map(Self.tensorObject)) }
             if !sg.associatedFiles.isEmpty { o.set(4, tables: sg.associatedFiles.map(Self.fileObject)) }
+            if !sg.customMetadata.isEmpty { o.set(9, tables: sg.customMetadata.map(Self.customObject)) }
             return o
         })
         root.set(4, string: author)
@@ -21,6 +22,14 @@ extension ModelMetadata {
         if !associatedFiles.isEmpty { root.set(6, tables: associatedFiles.map(Self.fileObject)) }
         root.set(7, string: minParserVersion)
         return try FlatBufferWriter.serialize(root: root, identifier: "M001")
+    }
+
+    /// The schema's `CustomMetadata`: its data vector is `force_align: 16`.
+    static func customObject(_ c: CustomMetadata) -> FlatObject {
+        var o = FlatObject()
+        o.set(0, string: c.name)
+        o.set(1, bytes: c.data, alignment: 16)
+        return o
     }
 
     static func fileObject(_ f: AssociatedFile) -> FlatObject {

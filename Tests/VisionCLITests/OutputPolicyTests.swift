@@ -206,7 +206,7 @@ final class OutputPolicyTests: XCTestCase {
         let ffmpeg = try CLI.requireFFmpeg()
         let dir = try CLI.temporaryDirectory(removedAfter: self)
         let clip = dir + "/clip.mkv"
-        try CLI.ffmpeg(["-stream_loop", "5", "-framerate", "25", "-i", CLI.sequences + "/hand_asl_1/%04d.png",
+        try CLI.ffmpeg(["-stream_loop", "40", "-framerate", "25", "-i", CLI.sequences + "/hand_asl_1/%04d.png",
                         "-c:v", "mpeg4", "-q:v", "8", clip])
         let vision = CLI.executable
         let out = try shell("""
