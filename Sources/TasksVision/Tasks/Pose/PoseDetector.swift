@@ -107,6 +107,37 @@ public struct Pose: Sendable, Equatable, Codable {
 /// An image to detect in, with its orientation (ML Kit's `VisionImage`, a class as there, so the
 /// guides' `let image = VisionImage(...); image.orientation = ...` works); mirrored orientations are supported.
 public final class VisionImage: @unchecked Sendable {
+    /// A copy owning its pixels, with the same region of interest: what an ML Kit `process` call works on after
+    /// it returns.
+    func ownedCopy() -> VisionImage {
+        let owned = VisionImage(image: image.owned())
+        owned.regionOfInterest = regionOfInterest
+        return owned
+    }
+
+    /// ML Kit's `process(_:completion:)`: `work` on `queue` on an owned copy, the completion on the main queue.
+    func process<R>(on queue: DispatchQueue, _ work: @escaping (VisionImage) throws -> R,
+                    completion: @escaping (R?, Error?) -> Void) {
+        let owned = ownedCopy()
+        queue.async {
+            let result = Result { try work(owned) }
+            DispatchQueue.main.async {
+                switch result {
+                case .success(let r): completion(r, nil)
+                case .failure(let e): completion(nil, e)
+                }
+            }
+        }
+    }
+
+    /// ML Kit's `process(_:) async`: `work` on `queue` on an owned copy.
+    func process<R>(on queue: DispatchQueue, _ work: @escaping (VisionImage) throws -> R) async throws -> R {
+        let owned = ownedCopy()
+        return try await withCheckedThrowingContinuation { c in
+            queue.async { c.resume(with: Result { try work(owned) }) }
+        }
+    }
+
     public private(set) var image: MPImage
     public var orientation: ImageOrientation {
         get { image.orientation }
@@ -187,26 +218,12 @@ public final class PoseDetector: @unchecked Sendable {
 
     /// Detects off the caller's thread and calls `completion` on the main queue (as ML Kit).
     public func process(_ image: VisionImage, completion: @escaping ([Pose]?, Error?) -> Void) {
-        let owned = VisionImage(image: image.image.owned())
-        owned.regionOfInterest = image.regionOfInterest
-        queue.async {
-            let result = Result { try self.results(in: owned) }
-            DispatchQueue.main.async {
-                switch result {
-                case .success(let p): completion(p, nil)
-                case .failure(let e): completion(nil, e)
-                }
-            }
-        }
+        image.process(on: queue, { try self.results(in: $0) }, completion: completion)
     }
 
     /// The async form of `process(_:completion:)`.
     public func process(_ image: VisionImage) async throws -> [Pose] {
-        let owned = VisionImage(image: image.image.owned())
-        owned.regionOfInterest = image.regionOfInterest
-        return try await withCheckedThrowingContinuation { c in
-            queue.async { c.resume(with: Result { try self.results(in: owned) }) }
-        }
+        try await image.process(on: queue) { try self.results(in: $0) }
     }
 
     /// How many calls ran the pose detector (stream mode skips it while a person is tracked).

@@ -119,25 +119,11 @@ public final class Segmenter: @unchecked Sendable {
 
     /// Segments off the caller's thread and calls `completion` on the main queue (as ML Kit).
     public func process(_ image: VisionImage, completion: @escaping (SegmentationMask?, Error?) -> Void) {
-        let owned = VisionImage(image: image.image.owned())
-        owned.regionOfInterest = image.regionOfInterest
-        queue.async {
-            let result = Result { try self.results(in: owned) }
-            DispatchQueue.main.async {
-                switch result {
-                case .success(let m): completion(m, nil)
-                case .failure(let e): completion(nil, e)
-                }
-            }
-        }
+        image.process(on: queue, { try self.results(in: $0) }, completion: completion)
     }
 
     /// The async form of `process(_:completion:)`.
     public func process(_ image: VisionImage) async throws -> SegmentationMask {
-        let owned = VisionImage(image: image.image.owned())
-        owned.regionOfInterest = image.regionOfInterest
-        return try await withCheckedThrowingContinuation { c in
-            queue.async { c.resume(with: Result { try self.results(in: owned) }) }
-        }
+        try await image.process(on: queue) { try self.results(in: $0) }
     }
 }
