@@ -31,6 +31,8 @@ SHARED_MODELS = [
     "pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite",
     "hand_gesture_recognizer_with_custom_classifier.task", "selfie_segmenter.tflite",
     "face_landmarker.task", "face_landmarker_v2_with_blendshapes.task",
+    "efficientdet_lite0.tflite", "efficientnet_lite0.tflite", "efficientnet_lite0_float32.tflite",
+    "deeplab_v3.tflite", "holistic_landmarker_assembled.task",
 ]
 # Official download locations, used only when neither the wheel nor shared/ has a file.
 OFFICIAL = "https://storage.googleapis.com/mediapipe-models/"
@@ -39,6 +41,12 @@ OFFICIAL_URLS = {
         + "face_detector/blaze_face_short_range/float16/latest/blaze_face_short_range.tflite",
     "face_landmarker.task": OFFICIAL + "face_landmarker/face_landmarker/float16/1/face_landmarker.task",
     "selfie_segmenter.tflite": OFFICIAL + "image_segmenter/selfie_segmenter/float16/latest/selfie_segmenter.tflite",
+    "efficientdet_lite0.tflite": OFFICIAL + "object_detector/efficientdet_lite0/int8/1/efficientdet_lite0.tflite",
+    "efficientnet_lite0.tflite": OFFICIAL + "image_classifier/efficientnet_lite0/int8/1/efficientnet_lite0.tflite",
+    # The official float32 classifier is also named efficientnet_lite0.tflite; it is installed under another name.
+    "efficientnet_lite0_float32.tflite": OFFICIAL
+        + "image_classifier/efficientnet_lite0/float32/1/efficientnet_lite0.tflite",
+    "deeplab_v3.tflite": OFFICIAL + "image_segmenter/deeplab_v3/float32/1/deeplab_v3.tflite",
 }
 # Models whose weights the wheel has under another name (same tensors and graph; only 32 bytes of TFLite
 # metadata differ, per ../shared/models/MODELS.md): when the first is unreachable, the tasks find the second
@@ -69,6 +77,12 @@ NEEDED_BY = {
     "gesture_recognizer_with_custom_classifier.task": "the tests (custom gesture classifier)",
     "pose_landmarker_lite.task": "vision pose, PoseLandmarker (lite), ML Kit PoseDetector",
     "pose_landmarker_full.task": "vision pose --accurate, PoseLandmarker (full), AccuratePoseDetector",
+    "efficientdet_lite0.tflite": "vision objects, ObjectDetector (the default model)",
+    "efficientnet_lite0.tflite": "vision classify, ImageClassifier (the default model)",
+    "efficientnet_lite0_float32.tflite": "vision embed, ImageEmbedder, the float classifier",
+    "deeplab_v3.tflite": "vision segment --model deeplab_v3.tflite (multi-class segmentation)",
+    "holistic_landmarker_assembled.task":
+        "vision holistic, HolisticLandmarker (where holistic_landmarker.task is missing)",
 }
 # README's first command (`vision faces`) needs one of these.
 FIRST_COMMAND = ["blaze_face_short_range.tflite", "face_detection_short_range.tflite"]

@@ -88,6 +88,25 @@ extension ModelCatalog {
         Model(name: "face_landmarker_v2_with_blendshapes.task",
               sha256: "41502960a7323080e5bbf46804f4fe6d0d83aa0aa82ba3209831286e94300083",
               source: .shared(officialURL: nil)),
+        Model(name: "efficientdet_lite0.tflite",
+              sha256: "0720bf247bd76e6594ea28fa9c6f7c5242be774818997dbbeffc4da460c723bb",
+              source: .shared(officialURL: official
+                  + "object_detector/efficientdet_lite0/int8/1/efficientdet_lite0.tflite")),
+        Model(name: "efficientnet_lite0.tflite",
+              sha256: "bc2ffe19c1118de0c0c2a9088992da5589722656e0fba81421385300a4a34b16",
+              source: .shared(officialURL: official
+                  + "image_classifier/efficientnet_lite0/int8/1/efficientnet_lite0.tflite")),
+        Model(name: "efficientnet_lite0_float32.tflite",
+              sha256: "6c7ab0a6e5dcbf38a8c33b960996a55a3b4300b36a018c4545801de3a3c8bde0",
+              source: .shared(officialURL: official
+                  + "image_classifier/efficientnet_lite0/float32/1/efficientnet_lite0.tflite")),
+        Model(name: "deeplab_v3.tflite",
+              sha256: "ff36e24d40547fe9e645e2f4e8745d1876d6e38b332d39a82f0bf0f5d1d561b3",
+              source: .shared(officialURL: official
+                  + "image_segmenter/deeplab_v3/float32/1/deeplab_v3.tflite")),
+        Model(name: "holistic_landmarker_assembled.task",
+              sha256: "86f08bf289d6fdbb0f56f78dfd5578ce9e8c549a1b37526547a0746e6b3e64bb",
+              source: .shared(officialURL: nil)),
         Model(name: "hand_landmarker.task",
               sha256: "78a9cae6ce8978631cd2b7976bdd5383ddeb5f9cd9803be5ebeb058b48422527",
               source: .bundle(members: [
