@@ -32,12 +32,18 @@ enum ObjectFixtures {
         }
     }
 
-    struct Options: Decodable, Equatable {
+    struct Options: Decodable, Hashable, CustomStringConvertible {
         var max_results: Int?
         var score_threshold: Float?
         var category_allowlist: [String]?
         var category_denylist: [String]?
         var display_names_locale: String?
+
+        var description: String {
+            [max_results.map { "max_results \($0)" }, score_threshold.map { "score_threshold \($0)" },
+             category_allowlist.map { "allowlist \($0)" }, category_denylist.map { "denylist \($0)" },
+             display_names_locale.map { "locale '\($0)'" }].compactMap { $0 }.joined(separator: ", ")
+        }
 
         var detector: ObjectDetectorOptions {
             let o = ObjectDetectorOptions()
@@ -114,6 +120,19 @@ enum ObjectFixtures {
         case 180: return .down
         case 270: return .left
         default: return .up
+        }
+    }
+
+    /// The public result of an upright image (boxes in the displayed image, which is the stored one) as the
+    /// graph's output.
+    static func found(_ result: ObjectDetectorResult) -> [ObjectDetectorPipeline.Found] {
+        result.detections.map { d in
+            let c = d.categories
+            let labels = DetectionLabels(scores: c.map(\.score), labelIds: c.map(\.index).filter { $0 >= 0 },
+                                         labels: c.compactMap(\.categoryName), displayNames: c.compactMap(\.displayName))
+            let b = d.boundingBox
+            return ObjectDetectorPipeline.Found(labels: labels, box: PixelBox(
+                x: Int(b.minX), y: Int(b.minY), width: Int(b.width), height: Int(b.height)))
         }
     }
 

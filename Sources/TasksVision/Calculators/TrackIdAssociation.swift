@@ -84,12 +84,12 @@ public struct ObjectTrack: Sendable, Equatable {
 extension TrackIdAssociation {
     /// Objects: each detection, in the detector's order (best first), continues the track of its category
     /// that it overlaps most (IoU above `minSimilarity`, the earlier track on a tie) among those no earlier
-    /// detection took and that were seen within the last `memory` frames; the others start tracks.
+    /// detection took and that were missing from at most `memory` frames since; the others start tracks.
     /// Returns each detection's ID and the tracks to carry to the next frame.
     public static func objects(_ detections: [(box: RelativeBox, category: String?)], tracks: [ObjectTrack],
                                frame: Int, minSimilarity: Float, memory: Int,
                                counter: inout TrackIdCounter) -> (ids: [Int], tracks: [ObjectTrack]) {
-        var open = tracks.filter { frame - $0.lastSeen <= memory }
+        var open = tracks.filter { frame - $0.lastSeen - 1 <= memory }
         var taken = [Bool](repeating: false, count: open.count)
         var ids: [Int] = []
         for d in detections {
