@@ -46,6 +46,10 @@ final class ObjectDetectorPipeline {
         }
         self.model = model
         resources = try VisionTaskError.wrappingModelErrors { try ModelResources(model: model, threads: threads) }
+        for (i, o) in resources.interpreter.outputs.enumerated() where o.type == .uint8 && o.quantization == nil {
+            throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(o.name)) is uint8 without "
+                                               + "quantization parameters")
+        }
     }
 
     /// A model of another kind (a classifier given to the detector) is named for what it is, with MediaPipe's
@@ -73,8 +77,8 @@ final class ObjectDetectorPipeline {
         }
         interpreter.invoke()
         let p = postprocessing
-        let detections = interpreter.withOutput(p.boxesOutput) { boxes in
-            interpreter.withOutput(p.scoresOutput) { scores in p.detections(boxes: boxes, scores: scores) }
+        let detections = withFloats(p.boxesOutput) { boxes in
+            withFloats(p.scoresOutput) { scores in p.detections(boxes: boxes, scores: scores) }
         }
         return Self.project(detections, roi: roi, flip: flip, imageWidth: image.pixelWidth,
                             imageHeight: image.pixelHeight)
@@ -94,7 +98,24 @@ final class ObjectDetectorPipeline {
     }
 }
 
-// The engine's uint8 input (efficientdet_lite0.tflite takes the pixels as they are).
 extension ObjectDetectorPipeline {
-    static func writeBytes(_ interpreter: Interpreter, _ pixels: [UInt8]) {}
+    /// A uint8 input (efficientdet_lite0.tflite's) takes the pixels as they are.
+    static func writeBytes(_ interpreter: Interpreter, _ pixels: [UInt8]) {
+        interpreter.withInputBytes(0) { target in
+            _ = target.copyBytes(from: pixels.prefix(target.count))
+        }
+    }
+
+    /// Output `index` as floats: a uint8 output dequantized as `TensorsDequantizationCalculator` does,
+    /// `(q - zero point) * scale`.
+    func withFloats<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) -> R) -> R {
+        let interpreter = resources.interpreter
+        guard let q = interpreter.outputs[index].quantization, interpreter.outputs[index].type == .uint8 else {
+            return interpreter.withOutput(index, body)
+        }
+        let values = interpreter.withOutputBytes(index) { bytes in
+            bytes.map { Float(Int($0) - q.zeroPoint) * q.scale }
+        }
+        return values.withUnsafeBufferPointer(body)
+    }
 }
