@@ -28,7 +28,7 @@ enum ObjectsCommand: TaskCommand {
 
     /// The labels of `--allow` or `--deny`.
     static func labels(_ o: ParsedOptions, _ name: String) throws -> [String] {
-        guard let text = try o.string(name) else { return [] }
+        guard let text = o.string(name) else { return [] }
         let labels = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         if labels.isEmpty { throw UsageError("\(name) takes category labels separated by commas, got '\(text)'") }
         return labels
