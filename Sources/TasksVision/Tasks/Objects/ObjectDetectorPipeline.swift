@@ -39,6 +39,12 @@ final class ObjectDetectorPipeline {
             } catch let f as ImageTensorSpecs.Failure {
                 throw VisionTaskError.invalidModel("\(model.name): \(f.status): \(f.text)")
             }
+            // The crop is RGB; MediaPipe's detector documentation requires 3 channels too.
+            if let sg = model.subgraphs.first, let input = sg.inputs.first, sg.tensors.indices.contains(input),
+               sg.tensors[input].shape.last != 3 {
+                throw VisionTaskError.invalidModel("\(model.name): its input \(sg.tensors[input].shape) is not RGB "
+                                                   + "[1, height, width, 3]")
+            }
             postprocessing = try DetectionPostprocessing(model: model, metadata: metadata, files: files,
                                                          options: options)
         } catch VisionTaskError.invalidModel(let message) {
