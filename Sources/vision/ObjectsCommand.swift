@@ -102,7 +102,8 @@ enum ObjectsCommand: TaskCommand {
             return label(i) + String(format: " [%.0f,%.0f %.0fx%.0f]", b.minX, b.minY, b.width, b.height)
         }
         let n = result.detections.count
-        let summary = "\(n) object\(n == 1 ? "" : "s")" + (objects.isEmpty ? "" : ": " + objects.joined(separator: ", "))
+        let summary = "\(n) object\(n == 1 ? "" : "s")"
+            + (objects.isEmpty ? "" : ": " + objects.joined(separator: ", "))
         return FrameReport(result: result, summary: summary) { overlay in
             overlay.draw(result.detections)
             for i in result.detections.indices {

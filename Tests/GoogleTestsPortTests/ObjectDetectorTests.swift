@@ -105,7 +105,8 @@ final class MPPObjectDetectorTests: XCTestCase, ObjectDetectorLiveStreamDelegate
     }
 
     func testDetectWithOptionsSucceeds() throws {
-        try assertDetect(try ObjectDetector(options: try options()), maxResults: -1, equals: Self.expectedBurgerResult())
+        try assertDetect(try ObjectDetector(options: try options()), maxResults: -1,
+                         equals: Self.expectedBurgerResult())
     }
 
     func testDetectWithMaxResultsSucceeds() throws {

@@ -27,7 +27,10 @@ final class ObjectDetectorErrorTests: XCTestCase {
         XCTAssertEqual(zero.localizedDescription, "INVALID_ARGUMENT: Invalid `max_results` option: value must be != 0")
         XCTAssertEqual([zero.domain, "\(zero.code)"], ["com.google.mediapipe.tasks", "3"])
         XCTAssertTrue(said.contains("maxResults 0"), said)
-        let lists = try error("efficientdet_lite0.tflite") { $0.categoryAllowlist = ["cat"]; $0.categoryDenylist = ["dog"] }
+        let lists = try error("efficientdet_lite0.tflite") {
+            $0.categoryAllowlist = ["cat"]
+            $0.categoryDenylist = ["dog"]
+        }
         XCTAssertEqual(lists.localizedDescription, "INVALID_ARGUMENT: `category_allowlist` and `category_denylist` are "
                        + "mutually exclusive options.")
     }

@@ -107,7 +107,8 @@ final class ObjectDetectorParityTests: XCTestCase {
                        best.boundingBox.midX, accuracy: 2)
         XCTAssertThrowsError(try detector.detect(image: image, imageProcessingOptions: ImageProcessingOptions(
             regionOfInterest: CGRect(x: 0.5, y: 0, width: 0.6, height: 1)))) {
-            XCTAssertEqual(($0 as NSError).localizedDescription, "INVALID_ARGUMENT: Expected RectF values to be in [0,1].")
+            XCTAssertEqual(($0 as NSError).localizedDescription,
+                           "INVALID_ARGUMENT: Expected RectF values to be in [0,1].")
         }
     }
 }

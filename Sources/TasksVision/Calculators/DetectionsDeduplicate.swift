@@ -1,7 +1,9 @@
 /// A box in whole pixels (MediaPipe's `LocationData::BoundingBox`).
 public struct PixelBox: Sendable, Hashable {
     public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
 
     /// `DetectionTransformationCalculator`'s conversion of a normalized box to pixels of a `width` x `height` image.
     init(_ b: RelativeBox, width: Int, height: Int) {

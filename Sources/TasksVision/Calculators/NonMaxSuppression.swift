@@ -34,7 +34,8 @@ public enum NonMaxSuppression {
 
     /// The detections kept, in MediaPipe's order. `maxDetections` -1 keeps all; `minScore` stops the walk
     /// at the first lower score when positive (the calculator's `min_score_threshold`, default -1).
-    public static func suppress(_ detections: [RawDetection], threshold: Float, overlap: OverlapType = .intersectionOverUnion,
+    public static func suppress(_ detections: [RawDetection], threshold: Float,
+                                overlap: OverlapType = .intersectionOverUnion,
                                 maxDetections: Int = -1, minScore: Float = -1) -> [RawDetection] {
         guard !detections.isEmpty else { return [] }
         // GetIndexedScores: (index, score) pairs sorted by decreasing score.
