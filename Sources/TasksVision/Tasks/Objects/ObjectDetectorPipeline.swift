@@ -108,7 +108,7 @@ extension ObjectDetectorPipeline {
     /// A uint8 input (efficientdet_lite0.tflite's) takes the pixels as they are.
     static func writeBytes(_ interpreter: Interpreter, _ pixels: [UInt8]) {
         interpreter.withInputBytes(0) { target in
-            _ = target.copyBytes(from: pixels.prefix(target.count))
+            target.copyBytes(from: pixels.prefix(target.count))
         }
     }
 
