@@ -92,11 +92,12 @@ enum FaceLandmarksCommand: TaskCommand {
                 }
             }
             for (i, lms) in result.faceLandmarks.enumerated() {
-                draw(lms, FaceLandmarker.tesselationConnections, (110, 110, 110))
-                draw(lms, FaceLandmarker.faceOvalConnections + FaceLandmarker.lipsConnections, (0, 255, 0))
-                draw(lms, FaceLandmarker.leftEyeConnections + FaceLandmarker.leftEyebrowConnections, (0, 200, 255))
-                draw(lms, FaceLandmarker.rightEyeConnections + FaceLandmarker.rightEyebrowConnections, (255, 160, 0))
-                draw(lms, FaceLandmarker.leftIrisConnections + FaceLandmarker.rightIrisConnections, (255, 0, 0))
+                draw(lms, FaceLandmarker.tesselationConnections(), (110, 110, 110))
+                draw(lms, FaceLandmarker.faceOvalConnections() + FaceLandmarker.lipsConnections(), (0, 255, 0))
+                draw(lms, FaceLandmarker.leftEyeConnections() + FaceLandmarker.leftEyebrowConnections(), (0, 200, 255))
+                draw(lms, FaceLandmarker.rightEyeConnections() + FaceLandmarker.rightEyebrowConnections(),
+                     (255, 160, 0))
+                draw(lms, FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections(), (255, 0, 0))
                 if let ids = result.trackingIds, ids.indices.contains(i) {
                     let minY = lms.map(\.y).min() ?? 0, minX = lms.map(\.x).min() ?? 0
                     overlay.text("#\(ids[i])", minX * W, max(0, minY * H - Float(overlay.thickness * 14)),
