@@ -4,8 +4,9 @@ import TasksVisionKernels
 // (src/f32-vbinary: `vop` over two runs, `vopc` with the second operand one value, and for a commutative function
 // whose first operand is the one value `vopc` with the operands swapped), then its minmax clamp (max with the lower
 // bound, then min with the upper). One rounding per operation: a - b then its square for SQUARED_DIFFERENCE;
-// MAXIMUM and MINIMUM as `maxps` and `minps` (`a > b ? a : b`: the second operand when either is NaN, and of two
-// zeros the second). Lanes are independent, so the vector width and the split of the rows never change a value.
+// MAXIMUM and MINIMUM as the set's `maximum` and `minimum` (x86: `maxps` and `minps`, `a > b ? a : b`, the second
+// operand when either is NaN and of two zeros; arm64: `fmax` and `fmin`, NaN-propagating). Lanes are independent,
+// so the vector width and the split of the rows never change a value.
 // The layer reduces any broadcast to rows of runs (`BinaryRowsArguments`): a per-channel vector is a row stride of
 // 0, a value per row (a [N, 1] operand) a step of 0.
 
@@ -52,19 +53,19 @@ private enum VectorMaximum: VectorBinaryFunction {
     static var commutative: Bool { true }
     @_transparent static func apply(_ a: Vec, _ b: Vec) -> Vec {
         var r = Vec()
-        for i in 0..<Vec.scalarCount { r[i] = a[i] > b[i] ? a[i] : b[i] }
+        for i in 0..<Vec.scalarCount { r[i] = maximum(a[i], b[i]) }
         return r
     }
-    @_transparent static func apply(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
+    @_transparent static func apply(_ a: Float, _ b: Float) -> Float { maximum(a, b) }
 }
 private enum VectorMinimum: VectorBinaryFunction {
     static var commutative: Bool { true }
     @_transparent static func apply(_ a: Vec, _ b: Vec) -> Vec {
         var r = Vec()
-        for i in 0..<Vec.scalarCount { r[i] = a[i] < b[i] ? a[i] : b[i] }
+        for i in 0..<Vec.scalarCount { r[i] = minimum(a[i], b[i]) }
         return r
     }
-    @_transparent static func apply(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
+    @_transparent static func apply(_ a: Float, _ b: Float) -> Float { minimum(a, b) }
 }
 private enum VectorSquaredDifference: VectorBinaryFunction {
     static var commutative: Bool { true }

@@ -250,15 +250,17 @@ public final class Interpreter {
         return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
     }
 
-    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
+    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels); on more than one
+    /// thread, the layers too small to split say so.
     /// With `apart`, the members of interleaved blocks run one after the other and are timed each.
     /// With `threadCPUTime`, each layer's least CPU time of the calling thread over the runs (one thread), instead
     /// of its mean wall time.
     public func layerTimes(runs: Int, apart: Bool = false,
                            threadCPUTime: Bool = false) -> [(kind: String, detail: String, seconds: Double,
                                                               flops: Double)] {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
-                                 pool: pool)
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                  pool: pool)
+        let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         var rows: [(kind: String, detail: String, seconds: Double, flops: Double)] = []
         // The arena reuses an input's memory once its last reader has run: each run starts from the same inputs.
         let savedInputs = (0..<inputs.count).map {
@@ -267,10 +269,13 @@ public final class Interpreter {
         for run in 0..<runs {
             for (p, values) in zip(inputPointers, savedInputs) { p.update(from: values, count: values.count) }
             var i = 0
+            var split = true
             func record(_ layer: Layer, _ seconds: Double) {
                 if run == 0 {
-                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""),
-                                 threadCPUTime ? .infinity : 0, layer.flops))
+                    var detail = String(describing: (layer as? CustomStringConvertible)?.description ?? "")
+                    // Layers too small to split run on the calling thread alone, as in `invoke()`.
+                    if options.threads > 1 && !split { detail += detail.isEmpty ? "(one thread)" : " (one thread)" }
+                    rows.append((layer.kind, detail, threadCPUTime ? .infinity : 0, layer.flops))
                 }
                 if threadCPUTime { rows[i].seconds = min(rows[i].seconds, seconds) } else {
                     rows[i].seconds += seconds / Double(runs)
@@ -279,7 +284,9 @@ public final class Interpreter {
             }
             let clock = threadCPUTime ? Self.threadCPUNanoseconds : { DispatchTime.now().uptimeNanoseconds }
             withSubnormalsFlushed {
-                for layer in layers {
+                for (layer, splits) in zip(layers, splitsOverThreads) {
+                    split = splits
+                    let context = splits ? parallel : serial
                     if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
                         block.runApart(context, timed: record)
                         continue

@@ -180,15 +180,24 @@ final class VectorKernelTests: KernelTestCase {
 
     // MARK: binary elementwise
 
-    /// XNNPACK's functions on one pair, in its operand order.
-    static func naive(_ f: BinaryOperation, _ a: Float, _ b: Float) -> Float {
+    /// arm64's `fmax` and `fmin`: NaN when either operand is (the first), +0 the larger of two zeros.
+    static func fmax(_ a: Float, _ b: Float) -> Float {
+        a.isNaN || b.isNaN ? (a.isNaN ? a : b) : a == b ? (a.sign == .minus ? b : a) : Swift.max(a, b)
+    }
+    static func fmin(_ a: Float, _ b: Float) -> Float {
+        a.isNaN || b.isNaN ? (a.isNaN ? a : b) : a == b ? (a.sign == .minus ? a : b) : Swift.min(a, b)
+    }
+
+    /// XNNPACK's functions on one pair, in its operand order: MAXIMUM and MINIMUM as `maxps` and `minps` on x86
+    /// (and the portable set), as `fmax` and `fmin` on arm64.
+    static func naive(_ f: BinaryOperation, _ a: Float, _ b: Float, set: KernelSet = .avx512) -> Float {
         switch f {
         case .add: return a + b
         case .sub: return a - b
         case .mul: return a * b
         case .div: return a / b
-        case .maximum: return a > b ? a : b
-        case .minimum: return a < b ? a : b
+        case .maximum: return set == .neon ? fmax(a, b) : a > b ? a : b
+        case .minimum: return set == .neon ? fmin(a, b) : a < b ? a : b
         case .squaredDifference: return (a - b) * (a - b)
         case .prelu: return a < 0 ? a * b : a
         }
@@ -227,7 +236,8 @@ final class VectorKernelTests: KernelTestCase {
                         for d in stride(from: out.count - 1, through: 0, by: -1) {
                             let x = rem % out[d]; rem /= out[d]; ia += x * sA[d]; ib += x * sB[d]
                         }
-                        ref[i] = swapped ? Self.naive(operation, b[ib], a[ia]) : Self.naive(operation, a[ia], b[ib])
+                        ref[i] = swapped ? Self.naive(operation, b[ib], a[ia], set: set)
+                            : Self.naive(operation, a[ia], b[ib], set: set)
                     }
                     for act in [FusedActivation.none, .relu6] {
                         let (lo, hi) = Epilogue(activation: act).bounds
@@ -247,8 +257,8 @@ final class VectorKernelTests: KernelTestCase {
         }
     }
 
-    /// MAXIMUM and MINIMUM as `maxps` and `minps`: the second operand when either is NaN, and of +0 and -0 the
-    /// second; the order swapped when the first operand is the broadcast one.
+    /// MAXIMUM and MINIMUM as `maxps` and `minps` on x86: the second operand when either is NaN, and of +0 and -0
+    /// the second; the order swapped when the first operand is the broadcast one. On arm64 as `fmax` and `fmin`.
     func testMaximumAndMinimumFollowMaxpsOperandOrder() {
         let a: [Float] = [.nan, 1, 0, -0.0, 2, .nan, -.infinity, 5, 6]
         let b: [Float] = [1, .nan, -0.0, 0, 2, .nan, 3, .infinity, -1]
@@ -262,6 +272,12 @@ final class VectorKernelTests: KernelTestCase {
                 return oB.values
             }
             let max = run(.maximum, a, [9], b, [9]), min = run(.minimum, a, [9], b, [9])
+            if set == .neon {
+                XCTAssert(max[0].isNaN && max[1].isNaN && min[0].isNaN, "neon: fmax and fmin keep NaN")
+                XCTAssertEqual(max[2].sign, .plus, "neon: fmax(+0, -0) is +0")
+                XCTAssertEqual(min[3].sign, .minus, "neon: fmin(-0, +0) is -0")
+                continue
+            }
             XCTAssertEqual(max[0], 1, "\(set): max(NaN, 1) is 1")
             XCTAssert(max[1].isNaN, "\(set): max(1, NaN) is NaN")
             XCTAssertEqual(max[2].sign, .minus, "\(set): max(+0, -0) is -0")
