@@ -202,7 +202,8 @@ public final class Interpreter {
     /// (`Layer.parallelWork` weighs memory-bound layers in these units).
     static let minimumParallelFlops: Double = 1.5e5
 
-    /// Runs the model on the current inputs.
+    /// Runs the model on the current inputs. The inputs' memory may hold other values afterwards (the arena reuses
+    /// it once an input's last reader has run): set them again before the next run.
     public func invoke() {
         let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
                                   pool: pool)
@@ -241,32 +242,58 @@ public final class Interpreter {
         }
     }
 
-    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
+    /// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`): what a one-thread run costs on a
+    /// machine whose other processes preempt it, for `vision-bench --cpu-time`.
+    public static func threadCPUNanoseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels); on more than one
+    /// thread, the layers too small to split say so.
     /// With `apart`, the members of interleaved blocks run one after the other and are timed each.
-    public func layerTimes(runs: Int,
-                           apart: Bool = false) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
-                                 pool: pool)
+    /// With `threadCPUTime`, each layer's least CPU time of the calling thread over the runs (one thread), instead
+    /// of its mean wall time.
+    public func layerTimes(runs: Int, apart: Bool = false,
+                           threadCPUTime: Bool = false) -> [(kind: String, detail: String, seconds: Double,
+                                                              flops: Double)] {
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                  pool: pool)
+        let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         var rows: [(kind: String, detail: String, seconds: Double, flops: Double)] = []
+        // The arena reuses an input's memory once its last reader has run: each run starts from the same inputs.
+        let savedInputs = (0..<inputs.count).map {
+            Array(UnsafeBufferPointer(start: inputPointers[$0], count: inputs[$0].elementCount))
+        }
         for run in 0..<runs {
+            for (p, values) in zip(inputPointers, savedInputs) { p.update(from: values, count: values.count) }
             var i = 0
+            var split = true
             func record(_ layer: Layer, _ seconds: Double) {
                 if run == 0 {
-                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""),
-                                 0, layer.flops))
+                    var detail = String(describing: (layer as? CustomStringConvertible)?.description ?? "")
+                    // Layers too small to split run on the calling thread alone, as in `invoke()`.
+                    if options.threads > 1 && !split { detail += detail.isEmpty ? "(one thread)" : " (one thread)" }
+                    rows.append((layer.kind, detail, threadCPUTime ? .infinity : 0, layer.flops))
                 }
-                rows[i].seconds += seconds / Double(runs)
+                if threadCPUTime { rows[i].seconds = min(rows[i].seconds, seconds) } else {
+                    rows[i].seconds += seconds / Double(runs)
+                }
                 i += 1
             }
+            let clock = threadCPUTime ? Self.threadCPUNanoseconds : { DispatchTime.now().uptimeNanoseconds }
             withSubnormalsFlushed {
-                for layer in layers {
+                for (layer, splits) in zip(layers, splitsOverThreads) {
+                    split = splits
+                    let context = splits ? parallel : serial
                     if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
                         block.runApart(context, timed: record)
                         continue
                     }
-                    let start = DispatchTime.now().uptimeNanoseconds
+                    let start = clock()
                     layer.run(context)
-                    record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                    record(layer, Double(clock() - start) / 1e9)
                 }
             }
         }
