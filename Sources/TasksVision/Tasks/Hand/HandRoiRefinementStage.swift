@@ -32,13 +32,15 @@ struct HandRoiRefinementStage {
         var roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
                               height: rect.height * H, rotation: rect.rotation)
         let (tw, th) = (model.inputWidth, model.inputHeight)
+        // keep_aspect_ratio: the region grows to the tensor's shape (the holistic graph's regions are square).
         _ = ImageToTensor.padRoi(&roi, tensorWidth: tw, tensorHeight: th)
-        let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: .replicate)
+        let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: Self.border)
         let interpreter = model.interpreter
         interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
         let local = interpreter.withOutput(0) {
-            TensorsToLandmarks.normalized($0, count: 2, dimensions: 2, inputWidth: tw, inputHeight: th)
+            TensorsToLandmarks.normalized($0, count: Self.landmarkCount, dimensions: 2, inputWidth: tw,
+                                          inputHeight: th)
         }
         // The padding is not removed: the matrix of the padded crop takes the points to the image.
         let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,
@@ -51,6 +53,10 @@ struct HandRoiRefinementStage {
         return Self.transformation.apply(aligned, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
     }
 
+    /// `BORDER_REPLICATE` of the image-to-tensor step.
+    static let border = ImageToTensor.BorderMode.replicate
+    /// The model's two points (`num_landmarks`), x and y each (`normalize_z` 1 leaves the absent z at 0).
+    static let landmarkCount = 2
     /// `target_angle=-90` (degrees) of the alignment-point rect, as `DetectionsToRectsCalculator` turns it into
     /// radians: `M_PI * degrees / 180.f` in double, stored in a float.
     static let targetAngle = Float(Double.pi * -90 / 180)

@@ -169,6 +169,9 @@ public final class HolisticLandmarker: DetectionTask<HolisticLandmarkerResult>, 
     public static let handConnections = HandLandmarker.handConnections
     public static let faceConnections = FaceLandmarker.faceConnections
 
+    /// The 52 blendshape names in score order (`_neutral`, `browDownLeft`, ...).
+    public static var blendshapeNames: [String] { FaceBlendshapesStage.categoryNames }
+
     /// The members a holistic landmarker bundle holds (face_blendshapes.tflite too, for the blendshapes).
     public static var bundleMembers: [String] { HolisticPipeline.layout.members }
 
