@@ -18,7 +18,7 @@ struct FaceLandmarksStage {
         guard let lm = outs.firstIndex(where: { $0.elementCount == Self.landmarkCount * 3 }),
               let presence = outs.indices.first(where: { outs[$0].elementCount == 1 && outs[$0].shape.count == 4 }),
               model.inputWidth > 0, model.inputHeight > 0 else {
-            throw VisionTaskError.invalidModel("\(model.model.name) is not a 478-landmark face mesh model "
+            throw VisionTaskError.invalidModel("\(model.name) is not a 478-landmark face mesh model "
                                                + "(outputs \(outs.map(\.shape)))")
         }
         let tongue = outs.indices.first { $0 != presence && outs[$0].elementCount == 1 }

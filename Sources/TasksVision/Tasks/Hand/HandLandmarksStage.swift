@@ -12,7 +12,7 @@ struct HandLandmarksStage {
     init(_ model: ModelResources) throws {
         guard model.interpreter.outputs.count == 4, model.interpreter.outputs[0].elementCount == 63,
               model.interpreter.outputs[3].elementCount == 63 else {
-            throw VisionTaskError.invalidModel("\(model.model.name) is not a 21-landmark hand model (4 outputs)")
+            throw VisionTaskError.invalidModel("\(model.name) is not a 21-landmark hand model (4 outputs)")
         }
         self.model = model
         range = try model.inputRange(default: .init(min: 0, max: 1))

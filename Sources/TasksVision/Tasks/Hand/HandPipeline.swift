@@ -67,7 +67,7 @@ final class HandPipeline: RegionFramedPipeline {
     static func palmStage(_ model: ModelResources, minScore: Float) throws -> DetectorStage {
         guard model.inputWidth == 192, model.inputHeight == 192, model.interpreter.outputs.count == 2,
               model.interpreter.outputs[0].elementCount == 2016 * 18 else {
-            throw VisionTaskError.invalidModel("\(model.model.name) is not a 192x192 palm detector with 2016 boxes")
+            throw VisionTaskError.invalidModel("\(model.name) is not a 192x192 palm detector with 2016 boxes")
         }
         return DetectorStage(resources: model, anchors: SsdAnchors.generate(.palm), decoding: .palm(minScore: minScore),
                              range: try model.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)

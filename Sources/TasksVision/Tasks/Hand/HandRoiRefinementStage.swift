@@ -15,7 +15,7 @@ struct HandRoiRefinementStage {
         let outs = model.interpreter.outputs
         guard model.interpreter.inputs.count == 1, model.inputWidth > 0, model.inputHeight > 0, outs.count == 1,
               outs[0].elementCount == 4 else {
-            throw VisionTaskError.invalidModel("\(model.model.name) is not a hand ROI refinement model (an image in, "
+            throw VisionTaskError.invalidModel("\(model.name) is not a hand ROI refinement model (an image in, "
                                                + "two points out; outputs \(outs.map(\.shape)))")
         }
         self.model = model

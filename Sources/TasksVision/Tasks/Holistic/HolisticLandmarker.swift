@@ -191,9 +191,13 @@ public final class HolisticLandmarker: DetectionTask<HolisticLandmarkerResult>, 
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         pipeline = try VisionTaskError.wrappingModelErrors {
-            let source = try ModelSource(path: path)
-            let geometry = settings.matrices ? try Self.geometry(source, options.faceGeometryModelAssetPath) : nil
-            return try HolisticPipeline(source: source, threads: options.baseOptions.threads, settings: settings,
+            // The bundle's bytes go once its members are read, before the interpreters are built.
+            let (members, geometry) = try { () throws -> (HolisticPipeline.Members, [UInt8]?) in
+                let source = try ModelSource(path: path)
+                return (try HolisticPipeline.Members(source, settings: settings),
+                        settings.matrices ? try Self.geometry(source, options.faceGeometryModelAssetPath) : nil)
+            }()
+            return try HolisticPipeline(members: members, threads: options.baseOptions.threads, settings: settings,
                                         geometry: geometry)
         }
         super.init(runner: runner)

@@ -63,37 +63,66 @@ final class HolisticPipeline: RegionFramedPipeline {
     var rightHand = HolisticHandTracking(side: .right)
     var face = HolisticFaceTracking()
 
+    /// The graph's models, read from the bundle (or folder) at once, so that the bundle's bytes can go before the
+    /// interpreters are built; each model's bytes go when its interpreter is built (`take`).
+    final class Members {
+        private var models: [String: TFLiteModel]
+        let source: String
+
+        /// The members of `source` the settings need, after checking the bundle holds them.
+        init(_ source: ModelSource, settings: Settings) throws {
+            try source.require(HolisticPipeline.layout)
+            if settings.blendshapes && !source.contains(HolisticPipeline.blendshapesName) {
+                throw VisionTaskError.invalidModel("\(source.name) has no \(HolisticPipeline.blendshapesName), which "
+                                                   + "outputFaceBlendshapes needs")
+            }
+            let names = HolisticPipeline.layout.members
+                + (settings.blendshapes ? [HolisticPipeline.blendshapesName] : [])
+            models = try Dictionary(uniqueKeysWithValues: names.map { ($0, try source.model($0)) })
+            self.source = source.name
+        }
+
+        /// The model `name`, handed over once.
+        func take(_ name: String) throws -> TFLiteModel {
+            guard let model = models.removeValue(forKey: name) else {
+                throw VisionTaskError.invalidModel("\(source) has no \(name)")
+            }
+            return model
+        }
+    }
+
     /// `geometry`: the face geometry pipeline metadata (the face landmarker bundle's
     /// geometry_pipeline_metadata_landmarks.binarypb), needed with `settings.matrices`.
-    init(source: ModelSource, threads: Int, settings: Settings, geometry metadata: [UInt8]? = nil) throws {
-        try source.require(Self.layout)
-        if settings.blendshapes && !source.contains(Self.blendshapesName) {
-            throw VisionTaskError.invalidModel("\(source.name) has no \(Self.blendshapesName), which "
-                                               + "outputFaceBlendshapes needs")
-        }
+    init(members: Members, threads: Int, settings: Settings, geometry metadata: [UInt8]? = nil) throws {
+        // The models run one after another: their activations share one arena, the largest model's size.
+        let arena = try SharedArena()
         func resources(_ name: String, options: Interpreter.Options? = nil) throws -> ModelResources {
-            try ModelResources(model: try source.model(name), threads: threads, options: options)
+            var options = options ?? Interpreter.Options()
+            options.sharedArena = arena
+            return try ModelResources(model: try members.take(name), threads: threads, options: options)
         }
         self.settings = settings
+        // The largest models first: each one's load-time copies come while the fewest interpreters exist.
+        let poseLandmarks = try PoseLandmarksStage(try resources(TaskBundleLayout.poseLandmarksDetector))
+        handLandmarks = try HandLandmarksStage(try resources(TaskBundleLayout.handLandmarksDetector))
         let poseDetector = try PosePipeline.detectorStage(
             try resources(TaskBundleLayout.poseDetector),
             minPoseDetectionConfidence: settings.minPoseDetectionConfidence,
             suppressionThreshold: settings.minPoseSuppressionThreshold)
-        pose = HolisticPoseTracking(detector: poseDetector,
-                                    landmarksStage: try PoseLandmarksStage(try resources(
-                                        TaskBundleLayout.poseLandmarksDetector)),
+        pose = HolisticPoseTracking(detector: poseDetector, landmarksStage: poseLandmarks,
                                     minPresence: settings.minPosePresenceConfidence,
                                     segmentation: settings.segmentation)
-        handLandmarks = try HandLandmarksStage(try resources(TaskBundleLayout.handLandmarksDetector))
-        handRefinement = try HandRoiRefinementStage(try resources("hand_roi_refinement.tflite"))
-        faceDetector = try FaceDetector.detectorStage(try resources(FacePipeline.detectorName),
-                                                      minDetectionConfidence: settings.minFaceDetectionConfidence,
-                                                      minSuppressionThreshold: settings.minFaceSuppressionThreshold)
         faceLandmarks = try FaceLandmarksStage(try resources(FacePipeline.landmarksName))
         blendshapes = settings.blendshapes
             ? try FaceBlendshapesStage(resources: try resources(Self.blendshapesName,
                                                                 options: FaceBlendshapesStage.interpreterOptions))
             : nil
+        faceDetector = try FaceDetector.detectorStage(try resources(FacePipeline.detectorName),
+                                                      minDetectionConfidence: settings.minFaceDetectionConfidence,
+                                                      minSuppressionThreshold: settings.minFaceSuppressionThreshold)
+        handRefinement = try HandRoiRefinementStage(try resources("hand_roi_refinement.tflite"))
+        // The load-time copies are gone; the C allocator keeps their pages unless told to return them.
+        HeapTrim.returnFreePages()
         if settings.matrices {
             guard let metadata else {
                 throw VisionTaskError.invalidModel("outputFacialTransformationMatrixes needs the face geometry "

@@ -16,7 +16,7 @@ struct PoseLandmarksStage {
         guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4,
             outs[3].shape[3] == 39 else {
             throw VisionTaskError.invalidModel(
-                "\(model.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
+                "\(model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
         }
         self.model = model
         range = try model.inputRange(default: .init(min: 0, max: 1))

@@ -73,7 +73,7 @@ final class PosePipeline: RegionFramedPipeline {
         guard model.inputWidth == 224, model.inputHeight == 224, model.interpreter.outputs.count == 2,
               model.interpreter.outputs[0].elementCount == 2254 * 12 else {
             throw VisionTaskError.invalidModel(
-                "\(model.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
+                "\(model.name) is not a 224x224 BlazePose detector with 2254 boxes")
         }
         return DetectorStage(resources: model, anchors: SsdAnchors.generate(.pose),
                              decoding: .pose(minScore: minPoseDetectionConfidence),
