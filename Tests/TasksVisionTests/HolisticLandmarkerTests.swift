@@ -105,6 +105,44 @@ final class HolisticLandmarkerTests: XCTestCase {
         XCTAssertEqual(try landmarker.detect(image: image), try landmarker.detect(image: image.upright()))
     }
 
+    /// Tiny, flat, long and oriented images in image and video mode, the mask on: no failure, finite values, masks
+    /// of the displayed size; nothing found in a flat image.
+    func testOddImages() throws {
+        let images: [MPImage] = [
+            try MPImage(pixels: [128], width: 1, height: 1, pixelFormat: .gray8),
+            try MPImage(pixels: [UInt8](repeating: 0, count: 2 * 3 * 4), width: 2, height: 3, pixelFormat: .rgba8,
+                        orientation: .leftMirrored),
+            try MPImage(pixels: [UInt8](repeating: 255, count: 640 * 480), width: 640, height: 480, pixelFormat: .gray8,
+                        orientation: .right),
+            try MPImage(pixels: [UInt8](repeating: 200, count: 3000 * 10), width: 3000, height: 10,
+                        pixelFormat: .gray8),
+        ]
+        for mode in [RunningMode.image, .video] {
+            let o = try options(mode)
+            o.outputPoseSegmentationMasks = true
+            o.outputFaceBlendshapes = true
+            let landmarker = try HolisticLandmarker(options: o)
+            for (i, image) in images.enumerated() {
+                let r = mode == .image ? try landmarker.detect(image: image)
+                    : try landmarker.detect(videoFrame: image, timestampInMilliseconds: i)
+                let all = r.faceLandmarks + r.poseLandmarks + r.leftHandLandmarks + r.rightHandLandmarks
+                XCTAssertTrue(all.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }, "\(mode) \(i)")
+                XCTAssertTrue(r.poseLandmarks.isEmpty, "\(mode) \(i): a flat image has no person")
+                if let mask = r.poseSegmentationMask {
+                    XCTAssertEqual([mask.width, mask.height], [image.width, image.height])
+                }
+            }
+        }
+        // The same photo as BGRA gives the RGB photo's result.
+        let rgb = try photo("pose_dance_1.png")
+        var bgra = [UInt8](), source = rgb.withBytes { Array($0) }
+        for p in stride(from: 0, to: source.count, by: 3) { bgra += [source[p + 2], source[p + 1], source[p], 255] }
+        source = []
+        let image = try MPImage(pixels: bgra, width: rgb.width, height: rgb.height, pixelFormat: .bgra8)
+        let landmarker = try HolisticLandmarker(options: try options())
+        XCTAssertEqual(try landmarker.detect(image: image), try landmarker.detect(image: rgb))
+    }
+
     func testPythonNamesOfTheOptions() throws {
         let o = HolisticLandmarkerOptions()
         o.minFaceLandmarksConfidence = 0.6
