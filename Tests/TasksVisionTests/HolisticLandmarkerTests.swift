@@ -143,6 +143,21 @@ final class HolisticLandmarkerTests: XCTestCase {
         XCTAssertEqual(try landmarker.detect(image: image), try landmarker.detect(image: rgb))
     }
 
+    /// The JSON form round-trips (the mask and timestamp aside), and the iOS initializer builds the same result.
+    func testResultCodingAndInitializer() throws {
+        let o = try options()
+        o.outputFaceBlendshapes = true
+        let r = try HolisticLandmarker(options: o).detect(image: try photo("pose_standing_1.png"))
+        let decoded = try JSONDecoder().decode(HolisticLandmarkerResult.self, from: try JSONEncoder().encode(r))
+        XCTAssertEqual(decoded, r)
+        let built = HolisticLandmarkerResult(
+            faceLandmarks: r.faceLandmarks, faceBlendshapes: r.faceBlendshapes, poseLandmarks: r.poseLandmarks,
+            poseWorldLandmarks: r.poseWorldLandmarks, poseSegmentationMask: nil, leftHandLandmarks: r.leftHandLandmarks,
+            leftHandWorldLandmarks: r.leftHandWorldLandmarks, rightHandLandmarks: r.rightHandLandmarks,
+            rightHandWorldLandmarks: r.rightHandWorldLandmarks, timestampInMilliseconds: 0)
+        XCTAssertEqual(built, r)
+    }
+
     func testPythonNamesOfTheOptions() throws {
         let o = HolisticLandmarkerOptions()
         o.minFaceLandmarksConfidence = 0.6

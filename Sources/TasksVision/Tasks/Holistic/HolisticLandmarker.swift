@@ -103,7 +103,7 @@ extension HolisticLandmarkerLiveStreamDelegate {
 /// empty when it was not found: landmarks normalized to the displayed image (x, y in [0, 1], z on the x
 /// scale), world landmarks in metres (the pose's with the hips as origin; each hand's moved onto the
 /// pose's wrist). The face has 478 landmarks, the pose 33, each hand 21.
-public struct HolisticLandmarkerResult: Sendable, Equatable, Encodable {
+public struct HolisticLandmarkerResult: Sendable, Equatable, Codable {
     public var faceLandmarks: [NormalizedLandmark] = []
     /// The face's 52 blendshapes, with `outputFaceBlendshapes` and a face; otherwise nil.
     public var faceBlendshapes: Classifications?
@@ -123,12 +123,41 @@ public struct HolisticLandmarkerResult: Sendable, Equatable, Encodable {
 
     public init(timestampInMilliseconds: Int = 0) { self.timestampInMilliseconds = timestampInMilliseconds }
 
+    /// A result of the given parts (MediaPipe iOS's designated initializer).
+    public init(faceLandmarks: [NormalizedLandmark], faceBlendshapes: Classifications?,
+                poseLandmarks: [NormalizedLandmark], poseWorldLandmarks: [Landmark], poseSegmentationMask: Mask?,
+                leftHandLandmarks: [NormalizedLandmark], leftHandWorldLandmarks: [Landmark],
+                rightHandLandmarks: [NormalizedLandmark], rightHandWorldLandmarks: [Landmark],
+                timestampInMilliseconds: Int) {
+        self.faceLandmarks = faceLandmarks; self.faceBlendshapes = faceBlendshapes
+        self.poseLandmarks = poseLandmarks; self.poseWorldLandmarks = poseWorldLandmarks
+        self.poseSegmentationMask = poseSegmentationMask
+        self.leftHandLandmarks = leftHandLandmarks; self.leftHandWorldLandmarks = leftHandWorldLandmarks
+        self.rightHandLandmarks = rightHandLandmarks; self.rightHandWorldLandmarks = rightHandWorldLandmarks
+        self.timestampInMilliseconds = timestampInMilliseconds
+    }
+
     /// The head's yaw, pitch and roll in degrees from the transformation matrix (see `HeadPose`); nil without one.
     public var headPose: HeadPose? { facialTransformationMatrix.flatMap { HeadPose(rowMajor: $0.data) } }
 
     enum CodingKeys: String, CodingKey {
         case faceLandmarks, faceBlendshapes, poseLandmarks, poseWorldLandmarks, leftHandLandmarks,
              leftHandWorldLandmarks, rightHandLandmarks, rightHandWorldLandmarks, facialTransformationMatrix
+    }
+
+    /// A result as `encode(to:)` writes it (no mask, timestamp 0; an empty blendshape list is none).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        faceLandmarks = try c.decode([NormalizedLandmark].self, forKey: .faceLandmarks)
+        let shapes = try c.decodeIfPresent([ResultCategory].self, forKey: .faceBlendshapes) ?? []
+        faceBlendshapes = shapes.isEmpty ? nil : Classifications(categories: shapes)
+        poseLandmarks = try c.decode([NormalizedLandmark].self, forKey: .poseLandmarks)
+        poseWorldLandmarks = try c.decode([Landmark].self, forKey: .poseWorldLandmarks)
+        leftHandLandmarks = try c.decode([NormalizedLandmark].self, forKey: .leftHandLandmarks)
+        leftHandWorldLandmarks = try c.decode([Landmark].self, forKey: .leftHandWorldLandmarks)
+        rightHandLandmarks = try c.decode([NormalizedLandmark].self, forKey: .rightHandLandmarks)
+        rightHandWorldLandmarks = try c.decode([Landmark].self, forKey: .rightHandWorldLandmarks)
+        facialTransformationMatrix = try c.decodeIfPresent(TransformMatrix.self, forKey: .facialTransformationMatrix)
     }
 
     /// MediaPipe's names, every part a list (empty when absent); the blendshapes as their categories.
