@@ -33,6 +33,9 @@ public final class Interpreter {
         /// size 1 first), rather than row by row (`f32-rdsum`), as ai-edge-litert 2.3.0's does. The blendshapes
         /// model's second MEAN ([1, 146, 1] over axis 1) is the one such reduction in the models here.
         public var reducesOverUnitAxesContiguously = false
+        /// Activation memory shared with other interpreters run one after another (`SharedArena`); nil: an arena
+        /// of this interpreter's own.
+        public var sharedArena: SharedArena?
         /// The processor whose XNNPACK sums to follow, for tests (its flags limited to this one's:
         /// `CPUFeatures.running(on:)`); nil: this one (`CPUFeatures.current`).
         var processor: CPUFeatures?
@@ -70,6 +73,8 @@ public final class Interpreter {
     /// Whether each layer is worth its share on the helper threads, decided once (see `minimumParallelFlops`).
     let splitsOverThreads: [Bool]
     let arena: UnsafeMutableRawPointer
+    /// The shared arena the activations live in, kept alive with the interpreter; nil when `arena` is its own.
+    let sharedArena: SharedArena?
     let constants: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerWorker: Int
@@ -113,8 +118,15 @@ public final class Interpreter {
                 reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
         }
         arenaBytes = plan.size
-        arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
-        arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))
+        if let shared = options.sharedArena, plan.size <= shared.capacity {
+            // Zero pages at first, then whatever the last interpreter left: no layer reads what it did not write.
+            sharedArena = shared
+            arena = shared.base
+        } else {
+            sharedArena = nil
+            arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
+            arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))
+        }
 
         // Float constants read by the steps, converted once (filters the kernel set packs excepted).
         let packedFilters = ExecutionPlan.packedFilters(graph, steps, kernels: kernels)
@@ -142,7 +154,7 @@ public final class Interpreter {
         do {
             layers = try ExecutionPlan.buildLayers(steps, graph, binder)
         } catch {
-            arena.deallocate()
+            if sharedArena == nil { arena.deallocate() }
             constants.deallocate()
             throw error
         }
@@ -173,7 +185,7 @@ public final class Interpreter {
 
     deinit {
         pool?.stop()
-        arena.deallocate()
+        if sharedArena == nil { arena.deallocate() }
         deallocateAlignedFloats(constants)
         deallocateAlignedFloats(scratch)
     }

@@ -33,6 +33,7 @@ enum Commands {
         GesturesLandmarksCommand.self,
         PoseCommand.self,
         PoseSamplesCommand.self,
+        HolisticCommand.self,
         SegmentCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,

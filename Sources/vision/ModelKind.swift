@@ -1,4 +1,5 @@
 import Foundation
+import TasksVision
 import TasksVisionFormat
 
 /// What a model file is, judged from a bundle's members or a `.tflite`'s tensor shapes, so that a
@@ -8,7 +9,7 @@ enum ModelKind: Equatable {
     case faceDetector, palmDetector, handLandmarksDetector, poseDetector, poseLandmarksDetector
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
-    case faceLandmarkerBundle
+    case faceLandmarkerBundle, holisticLandmarkerBundle
     case segmenter
 
     /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
@@ -66,6 +67,8 @@ enum ModelKind: Equatable {
             signature: .bundle(["pose_detector.tflite", "pose_landmarks_detector.tflite"])),
         Row(kind: .faceLandmarkerBundle, description: "a face landmarker bundle",
             signature: .bundle(["face_detector.tflite", "face_landmarks_detector.tflite"])),
+        Row(kind: .holisticLandmarkerBundle, description: "a holistic landmarker bundle",
+            signature: .bundle(HolisticLandmarker.bundleMembers)),
     ]
 
     private var row: Row? { Self.rows.first { $0.kind == self } }

@@ -17,7 +17,7 @@ final class SegmenterPipeline {
 
     init(path: String, threads: Int) throws {
         let resources = try ModelResources(path: path, threads: threads)
-        let name = resources.model.name
+        let name = resources.name
         let interpreter = resources.interpreter
         guard interpreter.inputs.count >= 1, interpreter.inputs[0].shape.count == 4,
               interpreter.inputs[0].shape[3] == 3 else {
