@@ -105,10 +105,10 @@ enum HolisticCommand: TaskCommand {
                     overlay.line(lms[c.start].x * W, lms[c.start].y * H, lms[c.end].x * W, lms[c.end].y * H, color)
                 }
             }
-            draw(r.faceLandmarks, FaceLandmarker.tesselationConnections, (110, 110, 110))
-            draw(r.faceLandmarks, FaceLandmarker.faceOvalConnections + FaceLandmarker.lipsConnections, (0, 255, 0))
-            draw(r.faceLandmarks, FaceLandmarker.leftEyeConnections + FaceLandmarker.rightEyeConnections
-                 + FaceLandmarker.leftIrisConnections + FaceLandmarker.rightIrisConnections, (0, 200, 255))
+            draw(r.faceLandmarks, FaceLandmarker.tesselationConnections(), (110, 110, 110))
+            draw(r.faceLandmarks, FaceLandmarker.faceOvalConnections() + FaceLandmarker.lipsConnections(), (0, 255, 0))
+            draw(r.faceLandmarks, FaceLandmarker.leftEyeConnections() + FaceLandmarker.rightEyeConnections()
+                 + FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections(), (0, 200, 255))
             draw(r.poseLandmarks, HolisticLandmarker.poseConnections, (255, 255, 255))
             for lm in r.poseLandmarks where (lm.visibility ?? 1) > 0.5 { overlay.dot(lm.x * W, lm.y * H, (255, 0, 0)) }
             for (hand, color) in [(r.leftHandLandmarks, (255, 160, 0) as (UInt8, UInt8, UInt8)),

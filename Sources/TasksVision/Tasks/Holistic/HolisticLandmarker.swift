@@ -196,7 +196,7 @@ public final class HolisticLandmarker: DetectionTask<HolisticLandmarkerResult>, 
     /// MediaPipe's drawing connections of the parts.
     public static let poseConnections = PoseLandmarker.poseLandmarks
     public static let handConnections = HandLandmarker.handConnections
-    public static let faceConnections = FaceLandmarker.faceConnections
+    public static let faceConnections = FaceLandmarker.faceConnections()
 
     /// The 52 blendshape names in score order (`_neutral`, `browDownLeft`, ...).
     public static var blendshapeNames: [String] { FaceBlendshapesStage.categoryNames }
