@@ -103,7 +103,7 @@ public final class ImageClassifier: VisionTask<ImageClassifierResult>, @unchecke
         }
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
-        stage = try ImageModelStage(path: path, threads: options.baseOptions.threads, task: "ImageClassifier",
+        stage = try ImageModelStage(path: path, threads: options.baseOptions.threads, need: "an image classifier",
                                     accepts: [.classifier])
         heads = try ClassificationHeads(.init(displayNamesLocale: options.displayNamesLocale,
                                               maxResults: options.maxResults, scoreThreshold: options.scoreThreshold,

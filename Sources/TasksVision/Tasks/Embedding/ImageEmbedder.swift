@@ -81,7 +81,7 @@ public final class ImageEmbedder: VisionTask<ImageEmbedderResult>, @unchecked Se
                                                          delegate: "imageEmbedderLiveStreamDelegate")
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
-        stage = try ImageModelStage(path: path, threads: options.baseOptions.threads, task: "ImageEmbedder",
+        stage = try ImageModelStage(path: path, threads: options.baseOptions.threads, need: "an image embedder",
                                     accepts: [.classifier])
         // GetHeadNames: a name per output tensor metadata, "" for one without, none when no tensor has a name.
         let names = stage.outputMetadata.map { $0.name }

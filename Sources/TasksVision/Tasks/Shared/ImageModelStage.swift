@@ -20,11 +20,14 @@ final class ImageModelStage {
         let quantization: (scale: Float, zeroPoint: Int)?
     }
 
-    /// Loads `path` for `task`, checking it is a model of a kind in `accepts` before the engine reads it.
-    init(path: String, threads: Int, task: String, accepts: Set<ImageModelKind>) throws {
-        let model = try ModelAsset.loadModel(path)
-        let metadata = try model.metadata()
-        try ImageModelKind.require(model, metadata: metadata, task: task, accepts: accepts)
+    /// Loads `path` for a task taking `need` ("an image classifier"), checking it is a model of a kind in
+    /// `accepts` before the engine reads it.
+    init(path: String, threads: Int, need: String, accepts: Set<ImageModelKind>) throws {
+        let (model, metadata) = try VisionTaskError.wrappingModelErrors {
+            let model = try ModelAsset.loadModel(path)
+            return (model, try model.metadata())
+        }
+        try ImageModelKind.require(model, metadata: metadata, need: need, accepts: accepts)
         do {
             specs = try ImageTensorSpecs(model: model, metadata: metadata)
         } catch let f as ImageTensorSpecs.Failure {
