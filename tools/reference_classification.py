@@ -3,7 +3,7 @@
 compare against: Tests/Fixtures/classification/classification.json.
 
     pip install mediapipe==1.2.3 pillow numpy
-    python3 tools/reference_classification.py [--calibrated DIR]
+    python3 tools/reference_classification.py [--calibrated DIR | --calibrated-only DIR]
 
 Models from Models/ (tools/setup.sh): efficientnet_lite0.tflite (uint8 in, uint8 out: ImageClassifier's default)
 and efficientnet_lite0_float32.tflite (float; MediaPipe's ImageEmbedder takes it too, giving its 1000 softmax
@@ -25,7 +25,7 @@ Stored compactly, base64 of little-endian arrays:
 
 --calibrated DIR also runs the classifier on the score-calibrated test models ScoreCalibrationParityTests writes
 (TASKSVISION_WRITE_CALIBRATED_MODELS=DIR swift test --filter ScoreCalibrationParityTests), storing each model's
-SHA-256 with its scores.
+SHA-256 with its scores; --calibrated-only DIR runs just those, keeping the rest of the fixture.
 """
 import base64, hashlib, json, os, sys
 import numpy as np
@@ -219,6 +219,16 @@ def calibrated_cases(folder):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if "--calibrated-only" in sys.argv:
+        # Only the calibrated models' entries, the rest of the fixture kept.
+        path = os.path.join(OUT, "classification.json")
+        with open(path) as f:
+            doc = json.load(f)
+        doc["calibrated"] = calibrated_cases(sys.argv[sys.argv.index("--calibrated-only") + 1])
+        with open(path, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+        print("wrote", len(doc["calibrated"]), "calibrated entries", flush=True)
+        return
     names = photos()
     doc = {"mediapipe": mp.__version__, "models": [INT8, FLOAT], "sequence": SEQUENCE, "classify": [],
            "labels": []}

@@ -37,6 +37,7 @@ public struct ModelMetadata: Sendable, Equatable {
     public struct Normalization: Sendable, Equatable {
         public var mean: [Float]
         public var std: [Float]
+        public init(mean: [Float], std: [Float]) { self.mean = mean; self.std = std }
     }
 
     public struct TensorMetadata: Sendable, Equatable {
