@@ -36,45 +36,42 @@ final class ImageModelStage {
         guard let sg = model.subgraphs.first else {
             throw VisionTaskError.invalidModel("\(model.name): INVALID_ARGUMENT: The model has no subgraph.")
         }
-        if specs.type == .uint8 || sg.outputs.contains(where: { sg.tensors.indices.contains($0) && sg.tensors[$0].type == .uint8 }) {
-            throw VisionTaskError.invalidModel("\(model.name): uint8 models are not run by this engine yet")
-        }
-        var outputs: [Output] = []
+        // GetClassificationHeadsProperties / HasQuantizedOutputs: float32 or uint8 outputs, all or none quantized.
+        var quantized = 0
         for (i, t) in sg.outputs.enumerated() {
             guard sg.tensors.indices.contains(t) else {
                 throw VisionTaskError.invalidModel("\(model.name): output \(i) names no tensor")
             }
-            let tensor = sg.tensors[t]
-            switch tensor.type {
-            case .float32: outputs.append(Output(count: tensor.elementCount, quantization: nil))
-            case .uint8:
-                guard let q = Self.quantization(model, tensor) else {
-                    throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(tensor.name)) is uint8 "
-                                                       + "without quantization parameters")
-                }
-                outputs.append(Output(count: tensor.elementCount, quantization: q))
-            default:
+            let type = sg.tensors[t].type
+            guard type == .float32 || type == .uint8 else {
                 throw VisionTaskError.invalidModel("\(model.name): INVALID_ARGUMENT: Expected output tensor at index "
-                                                   + "\(i) to have type UINT8 or FLOAT32, found "
-                                                   + "\(tensor.type.schemaName) instead.")
+                                                   + "\(i) to have type UINT8 or FLOAT32, found \(type.schemaName) "
+                                                   + "instead.")
             }
+            quantized += type == .uint8 ? 1 : 0
         }
-        let quantized = outputs.filter { $0.quantization != nil }.count
-        guard quantized == 0 || quantized == outputs.count else {
+        guard quantized == 0 || quantized == sg.outputs.count else {
             throw VisionTaskError.invalidModel("\(model.name): INVALID_ARGUMENT: Expected either all or none of the "
                                                + "output tensors to be quantized, but found \(quantized) quantized "
-                                               + "outputs for \(outputs.count) total outputs.")
+                                               + "outputs for \(sg.outputs.count) total outputs.")
         }
-        if let meta = metadata?.subgraphs.first?.outputs, !meta.isEmpty, meta.count != outputs.count {
+        if let meta = metadata?.subgraphs.first?.outputs, !meta.isEmpty, meta.count != sg.outputs.count {
             throw VisionTaskError.invalidModel("\(model.name): INVALID_ARGUMENT: Mismatch between number of output "
-                                               + "tensors (\(outputs.count)) and output tensors metadata "
+                                               + "tensors (\(sg.outputs.count)) and output tensors metadata "
                                                + "(\(meta.count)).")
+        }
+        resources = try VisionTaskError.wrappingModelErrors { try ModelResources(model: model, threads: threads) }
+        outputs = try resources.interpreter.outputs.enumerated().map { i, tensor in
+            guard tensor.type == .uint8 else { return Output(count: tensor.elementCount, quantization: nil) }
+            guard let q = tensor.quantization else {
+                throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(tensor.name)) is uint8 without "
+                                                   + "quantization parameters")
+            }
+            return Output(count: tensor.elementCount, quantization: (q.scale, q.zeroPoint))
         }
         self.model = model
         self.metadata = metadata
-        self.outputs = outputs
         dequantized = outputs.map { $0.quantization == nil ? [] : [Float](repeating: 0, count: $0.count) }
-        resources = try VisionTaskError.wrappingModelErrors { try ModelResources(model: model, threads: threads) }
     }
 
     /// The output tensors' metadata, when the model has some.
@@ -87,12 +84,17 @@ final class ImageModelStage {
         if let range = specs.range {
             interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         } else {
-            Self.writeBytes(interpreter, pixels)
+            // A uint8 input takes the pixels as they are (output_tensor_uint_range [0, 255]).
+            interpreter.withInputBytes(0) { bytes in
+                pixels.withUnsafeBytes { bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<min($0.count,
+                                                                                                     bytes.count)])) }
+            }
         }
         interpreter.invoke()
         for (i, o) in outputs.enumerated() {
             guard let q = o.quantization else { continue }
-            Self.readBytes(interpreter, i) { bytes in
+            interpreter.withOutputBytes(i) { raw in
+                let bytes = raw.bindMemory(to: UInt8.self)
                 dequantized[i].withUnsafeMutableBufferPointer {
                     TensorsDequantization.dequantize(bytes, scale: q.scale, zeroPoint: q.zeroPoint, into: $0)
                 }
@@ -108,15 +110,4 @@ final class ImageModelStage {
         return try resources.interpreter.withOutput(index) { try body(UnsafeBufferPointer(rebasing: $0[..<min(
             $0.count, outputs[index].count)])) }
     }
-}
-
-// The engine's uint8 tensors (efficientnet_lite0.tflite: uint8 image in, uint8 scores out).
-extension ImageModelStage {
-    static func quantization(_ model: TFLiteModel, _ tensor: TFLiteModel.Tensor) -> (scale: Float, zeroPoint: Int)? {
-        nil
-    }
-
-    static func writeBytes(_ interpreter: Interpreter, _ pixels: [UInt8]) {}
-
-    static func readBytes(_ interpreter: Interpreter, _ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {}
 }
