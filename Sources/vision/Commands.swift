@@ -34,6 +34,8 @@ enum Commands {
         PoseCommand.self,
         PoseSamplesCommand.self,
         SegmentCommand.self,
+        ClassifyCommand.self,
+        EmbedCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,
         ModelsCommand.self,
