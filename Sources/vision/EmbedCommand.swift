@@ -12,13 +12,13 @@ enum EmbedCommand: TaskCommand {
 
     static let table = OptionTable(
         command: "embed", summary: "Feature vectors of images, and photos ranked by likeness (MediaPipe ImageEmbedder).",
-        positional: TaskCommandOptions.positional + ["--similar QUERY FOLDER"],
+        positional: TaskCommandOptions.positional + ["--similar QUERY DIR"],
         options: [
             TaskCommandOptions.model("image model whose outputs are the embedding", default: defaultModel),
             .flag("--l2-normalize", "divide each embedding by its L2 norm"),
             .flag("--quantize", "give each embedding as bytes (round(v * 128), -128...127)"),
             .text("--similar", "QUERY", default: "none",
-                  "rank the photos of the FOLDER given by how like QUERY (an image) they are, best first; "
+                  "rank the photos of the folder DIR by how like QUERY (an image) they are, best first; "
                   + "embeddings are cached in $XDG_CACHE_HOME/tasksvision/embeddings"),
         ] + TaskCommandOptions.common,
         ownOptions: ["--l2-normalize", "--quantize", "--similar"])
