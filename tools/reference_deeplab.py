@@ -12,7 +12,9 @@ mode (33 ms apart) on the first 20 frames of pose_dance_1.
 21 full-size float masks per image are too big to commit, so each result is stored as:
 - `conf`: per class, the SHA-256 of its float32 confidence mask (row-major, little-endian) and its float64 sum;
 - `cat`: the SHA-256 of the uint8 category mask (the class index per pixel) and the count of each class;
-- every 5th photo, the category mask as an 8-bit PNG (`<stem>_category.png`).
+- every 5th photo, the category mask as an 8-bit PNG (`<stem>_category.png`);
+- for the ports of Google's iOS tests, a class's confidence mask of two photos as 8-bit PNGs
+  (`<stem>_<class>.png`, numpy's round(p * 255) in float32): negative_animals_1's dog, pose_standing_1's person.
 """
 import hashlib, json, os
 import numpy as np
@@ -26,6 +28,7 @@ IMAGES = os.path.join(SHARED, "testdata", "images")
 SEQUENCES = os.path.join(SHARED, "testdata", "sequences")
 SEQUENCE = "pose_dance_1"
 FRAMES = 20
+CONFIDENCE_PNGS = {"negative_animals_1.png": "dog", "pose_standing_1.png": "person"}
 OUT = os.path.join(ROOT, "Tests", "Fixtures", "deeplab")
 MODEL = "deeplab_v3.tflite"
 
@@ -54,7 +57,7 @@ def make(mode):
         output_confidence_masks=True, output_category_mask=True))
 
 
-def store(result, stem, png):
+def store(result, stem, png, confidence=None, labels=None):
     masks = result.confidence_masks
     h, w = masks[0].height, masks[0].width
     k = np.array(result.category_mask.numpy_view(), dtype=np.uint8).reshape(h, w)
@@ -68,6 +71,11 @@ def store(result, stem, png):
     if png:
         Image.fromarray(k, mode="L").save(os.path.join(OUT, stem + "_category.png"), optimize=True)
         entry["png"] = stem
+    if confidence:
+        c = np.array(masks[labels.index(confidence)].numpy_view(), dtype=np.float32).reshape(h, w)
+        Image.fromarray(np.round(c * np.float32(255)).clip(0, 255).astype(np.uint8), mode="L").save(
+            os.path.join(OUT, f"{stem}_{confidence}.png"), optimize=True)
+        entry["confidencePng"] = f"{stem}_{confidence}"
     return entry
 
 
@@ -85,7 +93,10 @@ def main():
             for rot in [0, 90, 180] if name.startswith("pose_") else [0]:
                 r = task.segment(image, vision.ImageProcessingOptions(rotation_degrees=rot))
                 stem = os.path.splitext(os.path.basename(name))[0] + (f"_r{rot}" if rot else "")
-                doc["image"].append({"file": name, "rotation": rot, **store(r, stem, png=rot == 0 and i % 5 == 0)})
+                confidence = CONFIDENCE_PNGS.get(name) if rot == 0 else None
+                doc["image"].append({"file": name, "rotation": rot, **store(r, stem, png=rot == 0 and i % 5 == 0,
+                                                                             confidence=confidence,
+                                                                             labels=doc["labels"])})
             print(name, flush=True)
     frames = sorted(f for f in os.listdir(os.path.join(SEQUENCES, SEQUENCE)) if f.endswith(".png"))[:FRAMES]
     with make(vision.RunningMode.VIDEO) as task:
