@@ -45,8 +45,12 @@ enum SegmentCommand: TaskCommand {
                        photo: "pose_standing_1.png", reference: reference("selfie_segmentation.tflite")),
         BenchmarkEntry(name: "segment-landscape", arguments: ["--model", "selfie_segmentation_landscape.tflite"],
                        photo: "pose_standing_1.png", reference: reference("selfie_segmentation_landscape.tflite")),
+        // A multi-class model's confidence masks are made only for --masks and --background (see maker):
+        // MediaPipe is asked for the category mask alone too.
         BenchmarkEntry(name: "segment-deeplab", arguments: ["--model", "deeplab_v3.tflite"],
-                       photo: "pose_standing_1.png", reference: reference("deeplab_v3.tflite")),
+                       photo: "pose_standing_1.png",
+                       reference: .init("ImageSegmenter", model: "deeplab_v3.tflite", call: "segment",
+                                        options: ["output_category_mask": 1, "output_confidence_masks": 0])),
     ]
 
     static func reference(_ model: String) -> BenchmarkEntry.Reference {
@@ -66,17 +70,26 @@ enum SegmentCommand: TaskCommand {
             throw UsageError("--category-mask writes into the --masks folder; give --masks DIR")
         }
         let model = try TaskCommandOptions.modelPath(o, default: defaultModel, kind: .segmenter)
-        let labels = (try? ModelAsset.loadModel(model).labels()) ?? []
-        let keep = try keptClasses(o, labels: labels, model: model)
+        let file = try? ModelAsset.loadModel(model)
+        let labels = (try? file?.labels()) ?? []
+        // The classes: the last output's channels (the kind check made it [1, H, W, C]).
+        let classes = file.flatMap { m in m.subgraphs.first.flatMap { sg in sg.outputs.last.flatMap {
+            sg.tensors.indices.contains($0) ? sg.tensors[$0].shape.last : nil } } } ?? 1
+        let multiClass = classes > 1
+        let keep = try keptClasses(o, labels: multiClass ? labels : Array(labels.prefix(1)), model: model)
+        // A mask per class is a float per pixel and class (21 for deeplab): made only when written or composited.
+        let confidence = !multiClass || o.isSet("--masks") || background != nil
         return TaskMaker { setup in
             let options = setup.options(ImageSegmenterOptions(), model: model)
             options.shouldOutputCategoryMask = true
+            options.shouldOutputConfidenceMasks = confidence
             // A compositor per task: it keeps the scaled background image of the frame size it saw.
             let compositor = try background.map { try BackgroundCompositor(background: $0) }
             let segmenter = try ImageSegmenter(options: options)
             let report = { (r: ImageSegmenterResult) in
-                (r.confidenceMasks?.count ?? 1) > 1
-                    ? Self.report(r, labels: segmenter.labels, keep: keep, category: category, compositor: compositor)
+                multiClass
+                    ? Self.report(r, labels: segmenter.labels, classes: classes, keep: keep, category: category,
+                                  compositor: compositor)
                     : Self.report(r, category: category, compositor: compositor)
             }
             options.resultCallback = setup.callback(report)
@@ -113,11 +126,11 @@ enum SegmentCommand: TaskCommand {
 
     /// A multi-class model's report: each class's share of the category mask, a mask per class, the kept classes'
     /// summed confidence as the compositing alpha.
-    static func report(_ r: ImageSegmenterResult, labels: [String], keep: [Int], category: Bool,
+    static func report(_ r: ImageSegmenterResult, labels: [String], classes: Int, keep: [Int], category: Bool,
                        compositor: BackgroundCompositor?) -> FrameReport {
         let masks = r.confidenceMasks ?? []
         let bytes = r.categoryMask?.uint8Data ?? []
-        var counts = [Int](repeating: 0, count: max(masks.count, labels.count))
+        var counts = [Int](repeating: 0, count: classes)
         for b in bytes where Int(b) < counts.count { counts[Int(b)] += 1 }
         func label(_ i: Int) -> String { i < labels.count && !labels[i].isEmpty ? labels[i] : "class\(i)" }
         var shares: [String: Float] = [:]
