@@ -52,7 +52,7 @@ enum EmbedCommand: TaskCommand {
 
     static func modelPath(_ o: ParsedOptions) throws -> String {
         // Any image model whose outputs are vectors will do; ImageEmbedder names a detector or segmenter.
-        try o.string("--model") ?? TaskCommandSupport.defaultModel(defaultModel)
+        try o.string("--model").map { (try? ModelLocator.resolve($0)) ?? $0 } ?? TaskCommandSupport.defaultModel(defaultModel)
     }
 
     static func options(_ o: ParsedOptions, model: String, setup: FrameTaskSetup) -> ImageEmbedderOptions {

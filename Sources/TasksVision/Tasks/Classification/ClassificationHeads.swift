@@ -40,13 +40,13 @@ struct ClassificationHeads {
         if !choices.allowlist.isEmpty && !choices.denylist.isEmpty {
             throw VisionTaskError.invalidOption(MediaPipeErrorText.allowAndDenyLists)
         }
-        let name = stage.model.name
+        let name = stage.name
         let meta = stage.outputMetadata
         var heads: [Head] = []
         for (i, output) in stage.outputs.enumerated() {
             let tensor = i < meta.count ? meta[i] : nil
             var options = TensorsToClassification.Options()
-            options.labels = try LabelMap.of(tensor, files: stage.resources.associatedFiles,
+            options.labels = try LabelMap.of(tensor, files: stage.associatedFiles,
                                              locale: choices.displayNamesLocale, model: name)
             options.minScoreThreshold = tensor?.scoreThreshold ?? Self.defaultScoreThreshold
             let list = choices.allowlist.isEmpty ? choices.denylist : choices.allowlist
@@ -72,7 +72,7 @@ struct ClassificationHeads {
                                                        + "required associated parameters file with type "
                                                        + "TENSOR_AXIS_SCORE_CALIBRATION.")
                 }
-                guard let data = stage.resources.associatedFiles[file.name] else {
+                guard let data = stage.associatedFiles[file.name] else {
                     throw VisionTaskError.invalidModel("\(name): NOT_FOUND: No associated file with name: "
                                                        + file.name)
                 }

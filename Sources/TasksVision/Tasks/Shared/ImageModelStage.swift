@@ -6,9 +6,13 @@ import TasksVisionFormat
 /// region of it, turned upright and stretched into the model's input) and inference, with the outputs read as
 /// floats (`TensorsDequantizationCalculator` for uint8 ones). Not reentrant: one caller at a time.
 final class ImageModelStage {
-    let model: TFLiteModel
+    /// The model file's name, for messages.
+    let name: String
     let metadata: ModelMetadata?
-    let resources: ModelResources
+    /// The metadata's associated files (labels, score calibrations).
+    let associatedFiles: [String: [UInt8]]
+    /// The model's bytes are not kept past loading: the interpreter holds what it needs.
+    let interpreter: Interpreter
     let specs: ImageTensorSpecs
     /// Per output: its element count and, for a uint8 output, its quantization.
     let outputs: [Output]
@@ -60,8 +64,10 @@ final class ImageModelStage {
                                                + "tensors (\(sg.outputs.count)) and output tensors metadata "
                                                + "(\(meta.count)).")
         }
-        resources = try VisionTaskError.wrappingModelErrors { try ModelResources(model: model, threads: threads) }
-        outputs = try resources.interpreter.outputs.enumerated().map { i, tensor in
+        (interpreter, associatedFiles) = try VisionTaskError.wrappingModelErrors {
+            (try Interpreter(model: model, options: Interpreter.Options(threads: threads)), try model.associatedFiles())
+        }
+        outputs = try interpreter.outputs.enumerated().map { i, tensor in
             guard tensor.type == .uint8 else { return Output(count: tensor.elementCount, quantization: nil) }
             guard let q = tensor.quantization else {
                 throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(tensor.name)) is uint8 without "
@@ -69,7 +75,7 @@ final class ImageModelStage {
             }
             return Output(count: tensor.elementCount, quantization: (q.scale, q.zeroPoint))
         }
-        self.model = model
+        name = model.name
         self.metadata = metadata
         dequantized = outputs.map { $0.quantization == nil ? [] : [Float](repeating: 0, count: $0.count) }
     }
@@ -80,7 +86,6 @@ final class ImageModelStage {
     /// Preprocesses `region` of `image` (the whole image when nil) into the input and runs the model.
     func run(_ image: MPImage, region: CGRect?) {
         let pixels = ImagePreprocessing.pixels(image, region: region, width: specs.width, height: specs.height)
-        let interpreter = resources.interpreter
         if let range = specs.range {
             interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         } else {
@@ -107,7 +112,7 @@ final class ImageModelStage {
         if outputs[index].quantization != nil {
             return try dequantized[index].withUnsafeBufferPointer { try body($0) }
         }
-        return try resources.interpreter.withOutput(index) { try body(UnsafeBufferPointer(rebasing: $0[..<min(
+        return try interpreter.withOutput(index) { try body(UnsafeBufferPointer(rebasing: $0[..<min(
             $0.count, outputs[index].count)])) }
     }
 }
