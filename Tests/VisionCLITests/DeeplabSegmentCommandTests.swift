@@ -54,6 +54,13 @@ final class DeeplabSegmentCommandTests: XCTestCase {
         }
     }
 
+    /// A model given by its installed name is the same model (found as the library finds it).
+    func testModelByName() throws {
+        let r = try CLI.run(["segment", "--model", "deeplab_v3.tflite", CLI.images + "/pose_standing_1.png"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("pose_standing_1.png: background 79.5%, person 20.5%\n"), r.stdout)
+    }
+
     func testKeepChoosesWhatStaysInFront() throws {
         let dir = try CLI.temporaryDirectory(removedAfter: self)
         let photo = CLI.images + "/pose_standing_1.png"
