@@ -24,7 +24,8 @@ from ai_edge_litert.interpreter import Interpreter
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.environ.get("TASKSVISION_SHARED", os.path.join(ROOT, "..", "shared"))
 VISION = os.path.join(ROOT, ".build", "release", "vision")
-# model -> input range of its image input ((0, 1) or (-1, 1)); None: not an image.
+# model -> input range of its image input ((0, 1) or (-1, 1)); None: not an image; "uint8": a quantized model's
+# uint8 pixels (noise over all 256 values, or a photo's pixels as they are).
 MODELS = {
     "palm_detection_full.tflite": (0, 1), "palm_detection_lite.tflite": (0, 1),
     "hand_landmark_full.tflite": (0, 1), "hand_landmark_lite.tflite": (0, 1),
@@ -38,6 +39,7 @@ MODELS = {
     "selfie_segmentation_landscape.tflite": (0, 1),
     "deeplab_v3.tflite": (-1, 1), "efficientnet_lite0_float32.tflite": (-1, 1),
     "holistic_landmarker_assembled.task:hand_roi_refinement.tflite": (0, 1),
+    "efficientnet_lite0.tflite": "uint8", "efficientdet_lite0.tflite": "uint8",
 }
 
 
@@ -68,13 +70,15 @@ def ulps(a, b):
     return np.abs(ia - ib)
 
 
-def photo_input(shape, lo, hi, rng):
+def photo_input(shape, lo, hi, rng, pixels_only=False):
     names = sorted(n for n in os.listdir(os.path.join(SHARED, "testdata", "images")) if n.endswith((".png", ".jpg")))
     img = Image.open(os.path.join(SHARED, "testdata", "images", names[rng.integers(len(names))])).convert("RGB")
     w, h = img.size
     side = int(min(w, h) * rng.uniform(0.5, 1.0))
     x, y = rng.integers(0, w - side + 1), rng.integers(0, h - side + 1)
     img = img.crop((x, y, x + side, y + side)).resize((shape[2], shape[1]), Image.BILINEAR)
+    if pixels_only:
+        return np.asarray(img, dtype=np.uint8).reshape(shape)
     pixels = np.asarray(img, dtype=np.float32)
     scaled = pixels / np.float32(255.0) if lo == 0 else pixels / np.float32(127.5) - np.float32(1.0)
     return scaled.reshape(shape).astype(np.float32)
@@ -95,6 +99,9 @@ def tflite_path(path, directory):
 
 def inputs_for(name, details, rng):
     rangeof = MODELS[name]
+    if rangeof == "uint8":
+        return {"noise": [rng.integers(0, 256, size=d["shape"], dtype=np.uint8) for d in details],
+                "photo": [photo_input(details[0]["shape"], 0, 255, rng, pixels_only=True)]}
     cases = {"noise": [rng.uniform(*(rangeof or (-1, 1)), size=d["shape"]).astype(np.float32) for d in details]}
     if rangeof is not None:
         cases["photo"] = [photo_input(details[0]["shape"], *rangeof, rng)]

@@ -15,8 +15,9 @@ Needs `pip install ai-edge-litert numpy pillow` and a filled Models/ (tools/setu
 Outputs come from the TFLite interpreter with its default XNNPACK delegate, one thread.
 
 Random inputs are not stored: they come from a splitmix64 generator that the Swift
-tests reproduce bit for bit (see `random_floats`). Photo inputs are stored as the
-resized 8-bit RGB pixels and normalized in both places with the same float32 ops.
+tests reproduce bit for bit (see `random_floats`; a uint8 input takes the floor of values in
+[0, 256)). Photo inputs are stored as the resized 8-bit RGB pixels and normalized in both places
+with the same float32 ops (a uint8 input takes the pixels as they are).
 Models that share weights (Tasks copies with extra metadata) share fixtures; the
 script checks that TFLite gives them bit-identical outputs first.
 """
@@ -52,6 +53,7 @@ HANDS = ["hand_open_palm_1.png", "hands_two_1.png"]
 FACES = ["face_frontal_1.png", "faces_group_1.png"]
 POSES = ["pose_standing_1.png", "pose_yoga_1.png"]
 SELFIES = ["pose_standing_1.png", "faces_group_1.png"]
+SCENES = ["negative_animals_1.png", "pose_two_people_1.png"]
 SPECS = [
     ("palm_detection_full", ["palm_detection_full.tflite", "hand_detector.tflite"], "image", (0.0, 255.0), HANDS),
     ("palm_detection_lite", ["palm_detection_lite.tflite"], "image", (0.0, 255.0), HANDS),
@@ -82,7 +84,23 @@ SPECS = [
     ("face_landmarks_detector", ["face_landmarker.task:face_landmarks_detector.tflite"], "image", (0.0, 255.0), FACES),
     # Blendshapes: random landmarks in [-1, 1] (the model centres and scales them itself).
     ("face_blendshapes", ["face_landmarker.task:face_blendshapes.tflite"], "vector", None, None),
+    # The int8 models (uint8 pixels in): every output must be TFLite-XNNPACK's bytes on every kernel set.
+    ("efficientnet_lite0", ["efficientnet_lite0.tflite"], "uint8image", None, SCENES),
+    ("efficientdet_lite0", ["efficientdet_lite0.tflite"], "uint8image", None, SCENES),
 ]
+
+
+def large_output_stride(key, size, last):
+    """Every LARGE_STRIDE-th value of a large output; for the int8 models a prime stride that no row length divides
+    (so every class and box coordinate is sampled), keeping about LARGE_OUTPUT values."""
+    if size <= LARGE_OUTPUT:
+        return 1
+    if not key.startswith("efficient"):
+        return LARGE_STRIDE
+    p = max(2, -(-size // LARGE_OUTPUT))
+    while any(p % d == 0 for d in range(2, int(p ** 0.5) + 1)) or last % p == 0:
+        p += 1
+    return p
 
 
 def model_bytes(path):
@@ -122,10 +140,16 @@ def main():
         shapes = [list(map(int, d["shape"])) for d in in_details]
         cases = []
         # Random inputs: image models in their normalized range; vector models in a plausible range.
-        for seed in ([1] if kind == "image" else [1, 2, 3]):
+        seeds = {"image": [1], "uint8image": [1, 2] if key == "efficientnet_lite0" else [1]}.get(kind, [1, 2, 3])
+        for seed in seeds:
             specs, values = [], []
             for j, shape in enumerate(shapes):
                 count = int(np.prod(shape))
+                if kind == "uint8image":
+                    values.append(np.floor(random_floats(seed * 16 + j, count, 0.0, 256.0)).astype(np.uint8))
+                    specs.append({"kind": "random", "seed": seed * 16 + j, "low": 0.0, "high": 256.0,
+                                  "dtype": "uint8"})
+                    continue
                 if kind == "image":
                     low, high = ((0.0, 1.0) if norm[0] == 0.0 else (-1.0, 1.0))
                 else:
@@ -133,7 +157,7 @@ def main():
                 values.append(random_floats(seed * 16 + j, count, low, high))
                 specs.append({"kind": "random", "seed": seed * 16 + j, "low": low, "high": high})
             cases.append((f"random{seed}", specs, values))
-        if kind == "image":
+        if kind in ("image", "uint8image"):
             h, w = shapes[0][1], shapes[0][2]
             for photo in photos:
                 img = Image.open(os.path.join(IMAGES, photo)).convert("RGB").resize((w, h), Image.BILINEAR)
@@ -145,6 +169,9 @@ def main():
                         sys.exit(f"{pix_name} differs from the committed one")
                 else:
                     np.save(os.path.join(OUT, pix_name), pixels)
+                if kind == "uint8image":
+                    cases.append((stem, [{"kind": "pixels", "file": pix_name, "dtype": "uint8"}], [pixels]))
+                    continue
                 mean, std = np.float32(norm[0]), np.float32(norm[1])
                 value = (pixels.astype(np.float32) - mean) / std
                 cases.append((stem, [{"kind": "pixels", "file": pix_name, "mean": float(mean), "std": float(std)}],
@@ -171,7 +198,7 @@ def main():
                 spread = float(np.max(np.abs(o - builtin[i]) / np.maximum(1.0, np.abs(o)))) if o.size else 0.0
                 fname = f"{key}__{name}_out{i}.npy"
                 # Large outputs (segmentation, heatmaps) keep every LARGE_STRIDE-th element to bound fixture size.
-                stride = LARGE_STRIDE if o.size > LARGE_OUTPUT else 1
+                stride = large_output_stride(key, o.size, o.shape[-1] if o.ndim else 1)
                 np.save(os.path.join(out, fname), o.reshape(-1)[::stride] if stride > 1 else o)
                 names.append({"file": fname, "shape": list(o.shape), "stride": stride, "tfliteSpread": spread})
             entries.append({"name": name, "inputs": specs, "outputs": names})

@@ -10,6 +10,9 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
     case invalidModel(model: String, reason: String)
     /// A caller passed a bad argument (input index, element count, thread count).
     case invalidArgument(String)
+    /// A quantized tensor's parameters cannot be computed with: a scale that is not a positive finite number, a zero
+    /// point outside its type's range, per-channel parameters that do not fit the tensor's shape.
+    case invalidQuantization(model: String, tensor: String, reason: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
             return "\(model): invalid model: \(reason)"
         case let .invalidArgument(reason):
             return "invalid argument: \(reason)"
+        case let .invalidQuantization(model, tensor, reason):
+            return "\(model): tensor '\(tensor)' has invalid quantization: \(reason)"
         }
     }
 }

@@ -17,22 +17,29 @@ enum ExecutionPlan {
         var outputs: [Int] { nodes.flatMap(\.outputs) }
     }
 
-    /// The model as a checked, fused graph: unsupported operators, non-float32 activations and
-    /// empty shapes are reported before any memory is planned.
+    /// The model as a checked, fused graph: unsupported operators (and quantized ones on type combinations the engine
+    /// does not run), activations that are neither float32 nor quantized 8-bit, bad quantization parameters and empty
+    /// shapes are reported before any memory is planned.
     static func loadGraph(_ model: TFLiteModel) throws -> Graph {
         var graph = try Graph(model: model)
-        for node in graph.nodes
-        where !OpRegistry.isSupported(node.op) && !OpRegistry.isSupported(custom: node.customCode) {
-            throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
+        for node in graph.nodes {
+            if QuantizedOps.isQuantized(node, graph) {
+                try QuantizedOps.check(node, graph)
+            } else if !OpRegistry.isSupported(node.op) && !OpRegistry.isSupported(custom: node.customCode) {
+                throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
+            }
         }
         graph.markSparseInference()
         graph.fuse()
         for node in graph.nodes {
             for t in node.inputs + node.outputs where t >= 0 {
                 let tensor = graph.tensors[t]
-                if tensor.constant == nil && tensor.type != .float32 {
+                if tensor.constant == nil && tensor.type != .float32 && !tensor.isQuantized8Bit {
+                    let what = tensor.type == .int8 || tensor.type == .uint8 ? "\(tensor.type) without quantization "
+                        + "parameters" : "\(tensor.type)"
                     throw EngineError.unsupportedFeature(model: model.name, operatorIndex: node.index, op: node.op.name,
-                        reason: "tensor '\(tensor.name)' is \(tensor.type); the engine runs float32 activations")
+                        reason: "tensor '\(tensor.name)' is \(what); the engine runs float32 and quantized int8/uint8 "
+                                + "activations")
                 }
                 if tensor.constant == nil && tensor.elementCount == 0 {
                     throw EngineError.invalidModel(model: model.name, reason: "\(graph.describe(node)) uses tensor "
@@ -40,10 +47,12 @@ enum ExecutionPlan {
                 }
             }
         }
-        for t in graph.inputs + graph.outputs where graph.tensors[t].type != .float32 {
+        for t in graph.inputs + graph.outputs
+        where graph.tensors[t].type != .float32 && !graph.tensors[t].isQuantized8Bit {
             throw EngineError.unsupportedFeature(model: model.name, operatorIndex: -1, op: "graph",
                                                 reason: "input/output '\(graph.tensors[t].name)' is "
-                                                        + "\(graph.tensors[t].type); only float32 is supported")
+                                                        + "\(graph.tensors[t].type); only float32 and quantized "
+                                                        + "int8/uint8 are supported")
         }
         return graph
     }
@@ -71,7 +80,8 @@ enum ExecutionPlan {
         var j = 0
         while j < nodes.count {
             defer { j += 1 }
-            guard nodes[j].op == .depthwiseConv2D, let input = nodes[j].inputs.first, input >= 0,
+            guard nodes[j].op == .depthwiseConv2D, !QuantizedOps.isQuantized(nodes[j], graph),
+                  let input = nodes[j].inputs.first, input >= 0,
                   let i = nodes[..<j].lastIndex(where: { $0.outputs.contains(input) }), i + 1 < j,
                   nodes[i].op == .conv2D,
                   nodes[j].reads.allSatisfy({ $0 < 0 || $0 == input || graph.tensors[$0].constant != nil }) else {
@@ -88,7 +98,8 @@ enum ExecutionPlan {
         var s = 0
         while s < nodes.count {
             var members = [nodes[s]]
-            if nodes[s].op == .conv2D, s + 1 < nodes.count, nodes[s + 1].op == .depthwiseConv2D,
+            if nodes[s].op == .conv2D, !QuantizedOps.isQuantized(nodes[s], graph), s + 1 < nodes.count,
+               nodes[s + 1].op == .depthwiseConv2D,
                 reads(nodes[s + 1], outputOf: nodes[s]) {
                 members.append(nodes[s + 1])
                 if s + 2 < nodes.count, nodes[s + 2].op == .conv2D, reads(nodes[s + 2], outputOf: nodes[s + 1]) {
@@ -119,8 +130,9 @@ enum ExecutionPlan {
         for t in graph.outputs where graph.tensors[t].constant == nil { touch(t, steps.count) }
         let requests = first.keys.sorted().compactMap { r -> MemoryPlanner.Request? in
             guard let f = first[r], let l = last[r] else { return nil }
-            return MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1) * 4, firstStep: f,
-                                         lastStep: l)
+            return MemoryPlanner.Request(id: r, bytes: max(graph.tensors[r].elementCount, 1)
+                                                           * max(graph.tensors[r].type.byteSize, 1),
+                                         firstStep: f, lastStep: l)
         }
         return MemoryPlanner.plan(requests)
     }

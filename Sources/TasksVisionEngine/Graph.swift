@@ -9,7 +9,11 @@ struct Graph {
         var type: TensorType
         /// Constant contents, for weights and for tensors folded at load (DEQUANTIZE, DENSIFY).
         var constant: ConstantData?
+        /// The affine quantization of an int8, uint8 or int32 tensor (nil on float tensors).
+        var quantization: TFLiteModel.Quantization? = nil
         var elementCount: Int { shape.reduce(1, *) }
+        /// Whether the tensor holds 8-bit quantized values (the quantized ops' activations and weights).
+        var isQuantized8Bit: Bool { (type == .int8 || type == .uint8) && quantization != nil }
     }
 
     /// Explicit spatial padding of a convolution or pool.
@@ -66,7 +70,7 @@ struct Graph {
         tensors = sg.tensors.map { t in
             var constant: ConstantData? = nil
             if let data = model.constantData(of: t) { constant = ConstantData(type: t.type, bytes: data) }
-            return Tensor(name: t.name, shape: t.shape, type: t.type, constant: constant)
+            return Tensor(name: t.name, shape: t.shape, type: t.type, constant: constant, quantization: t.quantization)
         }
         // Check constant sizes against shapes (sparse tensors hold fewer values).
         for t in sg.tensors where t.sparsity == nil {
@@ -129,9 +133,14 @@ struct Graph {
                 guard let input = node.inputs.first, input >= 0, let c = tensors[input].constant else {
                     kept.append(node); continue
                 }
+                if c.type == .int8 || c.type == .uint8 {
+                    // Quantized weights of a float op: their float values, once (`QuantizedWeights.dequantized`).
+                    tensors[out].constant = try QuantizedWeights.dequantized(tensors[input], model: modelName)
+                    continue
+                }
                 guard c.type == .float16 || c.type == .float32 else {
                     throw EngineError.unsupportedFeature(model: modelName, operatorIndex: node.index, op: "DEQUANTIZE",
-                        reason: "dequantizing \(c.type) weights is not supported (only float16)")
+                        reason: "dequantizing \(c.type) weights is not supported (only float16, int8 and uint8)")
                 }
                 guard c.count == tensors[out].elementCount else {
                     throw EngineError.invalidModel(model: modelName,

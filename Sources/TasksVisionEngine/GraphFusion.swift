@@ -18,7 +18,7 @@ extension Graph {
     mutating func fuseScaleShift() {
         var removed = Set<Int>()
         let counts = consumerCounts()
-        for (ni, node) in nodes.enumerated() where node.op == .mul {
+        for (ni, node) in nodes.enumerated() where node.op == .mul && !QuantizedOps.isQuantized(node, self) {
             guard ownActivation(node) == FusedActivation.none, node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, node.fusedShift == nil, let out = node.outputs.first,
                   let ai = soleConsumer(of: out, counts: counts), ai > ni, !removed.contains(ai) else { continue }
@@ -50,7 +50,8 @@ extension Graph {
             defer { ni += 1 }
             let node = nodes[ni]
             let counts = consumerCounts()
-            guard node.op == .conv2D || node.op == .fullyConnected, ownActivation(node) == FusedActivation.none,
+            guard node.op == .conv2D || node.op == .fullyConnected, !QuantizedOps.isQuantized(node, self),
+                  ownActivation(node) == FusedActivation.none,
                 node.fusedActivation == nil, node.fusedPReLUAlpha == nil,
                   node.fusedResidual == nil, let out = node.outputs.first,
                   let ai = soleConsumer(of: out, counts: counts), ai > ni else { continue }
@@ -104,7 +105,7 @@ extension Graph {
     mutating func fusePadIntoConvolution() {
         let counts = consumerCounts()
         var removed = Set<Int>()
-        for (pi, pad) in nodes.enumerated() where pad.op == .pad {
+        for (pi, pad) in nodes.enumerated() where pad.op == .pad && !QuantizedOps.isQuantized(pad, self) {
             guard pad.inputs.count == 2, let out = pad.outputs.first,
                   let padsData = tensors[pad.inputs[1]].constant, let pads = padsData.ints(), pads.count == 8,
                   tensors[pad.inputs[0]].shape.count == 4,
@@ -144,6 +145,7 @@ extension Graph {
         let counts = consumerCounts()
         for (ni, node) in nodes.enumerated() where !removed.contains(ni) {
             guard [.conv2D, .depthwiseConv2D, .fullyConnected, .add].contains(node.op),
+                  !QuantizedOps.isQuantized(node, self),
                   ownActivation(node) == FusedActivation.none,
                   (node.fusedActivation ?? FusedActivation.none) == FusedActivation.none,
                   node.fusedPReLUAlpha == nil,

@@ -118,14 +118,17 @@ public final class Interpreter {
                 reason: "activations need \(plan.size) bytes, more than the \(Self.maximumArenaBytes)-byte limit")
         }
         arenaBytes = plan.size
-        if let shared = options.sharedArena, plan.size <= shared.capacity {
+        // A slack after the last tensor: the int8 kernels read whole groups of 4 or 8 channels, as XNNPACK's do, and
+        // multiply the bytes past a tensor's end by zero weights.
+        let allocatedBytes = plan.size + MemoryPlanner.alignment
+        if let shared = options.sharedArena, allocatedBytes <= shared.capacity {
             // Zero pages at first, then whatever the last interpreter left: no layer reads what it did not write.
             sharedArena = shared
             arena = shared.base
         } else {
             sharedArena = nil
-            arena = UnsafeMutableRawPointer.allocate(byteCount: max(plan.size, 64), alignment: MemoryPlanner.alignment)
-            arena.initializeMemory(as: UInt8.self, repeating: 0, count: max(plan.size, 64))
+            arena = UnsafeMutableRawPointer.allocate(byteCount: allocatedBytes, alignment: MemoryPlanner.alignment)
+            arena.initializeMemory(as: UInt8.self, repeating: 0, count: allocatedBytes)
         }
 
         // Float constants read by the steps, converted once (filters the kernel set packs excepted).
@@ -167,7 +170,11 @@ public final class Interpreter {
         pool = makeWorkerPool(helpers: options.threads - 1)
 
         func describe(_ t: Int) -> TensorDescription {
-            TensorDescription(name: graph.tensors[t].name, shape: graph.tensors[t].shape, type: graph.tensors[t].type)
+            let tensor = graph.tensors[t]
+            let q = tensor.isQuantized8Bit ? tensor.quantization.flatMap { q in
+                q.scales.first.map { QuantizationParameters(scale: $0, zeroPoint: Int(q.zeroPoints.first ?? 0)) }
+            } : nil
+            return TensorDescription(name: tensor.name, shape: tensor.shape, type: tensor.type, quantization: q)
         }
         inputs = graph.inputs.map(describe)
         outputs = graph.outputs.map(describe)
@@ -190,11 +197,12 @@ public final class Interpreter {
         deallocateAlignedFloats(scratch)
     }
 
-    /// Copies `values` into input `index`; the count must match the input's shape.
+    /// Copies `values` into input `index`, a float32 input; the count must match the input's shape.
     public func setInput(_ index: Int, _ values: [Float]) throws {
         guard index >= 0 && index < inputs.count else {
             throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
         }
+        try requireFloat(inputs[index], "input \(index)", "setInput(_:bytes:)")
         guard values.count == inputs[index].elementCount else {
             throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes "
                                               + "\(inputs[index].elementCount) values \(inputs[index].shape), got "
@@ -203,10 +211,55 @@ public final class Interpreter {
         inputPointers[index].update(from: values, count: values.count)
     }
 
-    /// Direct access to input `index`'s memory (for writing without a copy).
+    /// Direct access to input `index`'s memory, a float32 input (for writing without a copy).
     public func withInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
         precondition(index >= 0 && index < inputs.count, "input index out of range")
+        precondition(inputs[index].type == .float32, "input \(index) is \(inputs[index].type): use withInputBytes")
         return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
+    }
+
+    /// Copies `bytes` into input `index` as they are: the input's values in its own type (one byte a value for int8
+    /// and uint8, little-endian floats for float32); the count must be the input's `byteCount`.
+    public func setInput<C: Collection>(_ index: Int, bytes: C) throws where C.Element == UInt8 {
+        guard index >= 0 && index < inputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
+        }
+        guard bytes.count == inputs[index].byteCount else {
+            throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes "
+                                              + "\(inputs[index].byteCount) bytes (\(inputs[index].elementCount) "
+                                              + "\(inputs[index].type) values \(inputs[index].shape)), got "
+                                              + "\(bytes.count)")
+        }
+        let target = UnsafeMutableRawBufferPointer(start: inputPointers[index], count: bytes.count)
+        _ = target.copyBytes(from: bytes)
+    }
+
+    /// Direct access to input `index`'s bytes, whatever its type (for writing without a copy).
+    public func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < inputs.count, "input index out of range")
+        return try body(UnsafeMutableRawBufferPointer(start: inputPointers[index], count: inputs[index].byteCount))
+    }
+
+    /// A copy of output `index`'s bytes: its values in its own type (one byte a value for int8 and uint8;
+    /// `outputs[index].quantization` maps them to real numbers).
+    public func outputBytes(_ index: Int) throws -> [UInt8] {
+        guard index >= 0 && index < outputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
+        }
+        return Array(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+    }
+
+    /// Read access to output `index`'s bytes without a copy, whatever its type.
+    public func withOutputBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < outputs.count, "output index out of range")
+        return try body(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+    }
+
+    /// Throws unless `tensor` is float32, naming the byte-level call to use instead.
+    private func requireFloat(_ tensor: TensorDescription, _ what: String, _ instead: String) throws {
+        guard tensor.type == .float32 else {
+            throw EngineError.invalidArgument("\(what) of \(modelName) is \(tensor), not float32: use \(instead)")
+        }
     }
 
     /// Layers below this much work (about a microsecond) run on the calling thread alone: a
@@ -312,21 +365,23 @@ public final class Interpreter {
         return rows
     }
 
-    /// A copy of output `index`.
+    /// A copy of output `index`, a float32 output.
     public func output(_ index: Int) throws -> [Float] {
         guard index >= 0 && index < outputs.count else {
             throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
         }
+        try requireFloat(outputs[index], "output \(index)", "outputBytes(_:)")
         return Array(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
     }
 
-    /// Read access to output `index` without a copy.
+    /// Read access to output `index`, a float32 output, without a copy.
     public func withOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
         precondition(index >= 0 && index < outputs.count, "output index out of range")
+        precondition(outputs[index].type == .float32, "output \(index) is \(outputs[index].type): use withOutputBytes")
         return try body(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
     }
 
-    /// Sets all inputs, runs, and returns copies of all outputs.
+    /// Sets all inputs, runs, and returns copies of all outputs (float32 inputs and outputs).
     public func run(_ inputValues: [[Float]]) throws -> [[Float]] {
         guard inputValues.count == inputs.count else {
             throw EngineError.invalidArgument("\(modelName) takes \(inputs.count) inputs, got \(inputValues.count)")

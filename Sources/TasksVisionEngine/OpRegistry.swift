@@ -116,6 +116,7 @@ enum OpRegistry {
     static func isSupported(_ op: BuiltinOperator) -> Bool { builders[op] != nil }
 
     static func makeLayer(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        if QuantizedOps.isQuantized(node, graph) { return try QuantizedOps.makeLayer(node, graph, binder) }
         if node.op == .custom, let code = node.customCode, let builder = customBuilders[code] {
             return try builder(node, graph, binder)
         }

@@ -5,8 +5,30 @@ public struct TensorDescription: Sendable, Equatable, CustomStringConvertible {
     public let name: String
     public let shape: [Int]
     public let type: TensorType
+    /// How a quantized (int8 or uint8) tensor's values map to real numbers: `real = scale * (q - zeroPoint)`;
+    /// nil for float32 tensors.
+    public let quantization: QuantizationParameters?
     public var elementCount: Int { shape.reduce(1, *) }
-    public var description: String { "\(name) \(shape) \(type)" }
+    /// Bytes of the tensor's values (`elementCount` times the type's size).
+    public var byteCount: Int { elementCount * type.byteSize }
+    public var description: String {
+        "\(name) \(shape) \(type)" + (quantization.map { " (scale \($0.scale), zero point \($0.zeroPoint))" } ?? "")
+    }
+
+    init(name: String, shape: [Int], type: TensorType, quantization: QuantizationParameters? = nil) {
+        self.name = name; self.shape = shape; self.type = type; self.quantization = quantization
+    }
+}
+
+/// The affine quantization of a model input or output: `real = scale * (q - zeroPoint)`.
+public struct QuantizationParameters: Sendable, Equatable {
+    public let scale: Float
+    public let zeroPoint: Int
+
+    public init(scale: Float, zeroPoint: Int) { self.scale = scale; self.zeroPoint = zeroPoint }
+
+    /// The real number a quantized value stands for.
+    public func dequantize(_ q: Int) -> Float { scale * Float(q - zeroPoint) }
 }
 
 /// Raw little-endian constant data of a tensor, as read from the model or folded at load. The

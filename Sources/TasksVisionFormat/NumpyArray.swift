@@ -4,7 +4,7 @@ import Foundation
 /// `vision model run` and the test fixtures.
 public struct NumpyArray: Sendable, Equatable {
     public enum DType: String, Sendable {
-        case float32 = "<f4", float64 = "<f8", uint8 = "|u1", int32 = "<i4", int64 = "<i8"
+        case float32 = "<f4", float64 = "<f8", uint8 = "|u1", int8 = "|i1", int32 = "<i4", int64 = "<i8"
     }
     public var shape: [Int]
     public var dtype: DType
@@ -38,6 +38,7 @@ public struct NumpyArray: Sendable, Equatable {
                                                                                 as: UInt64.self))))
             }
             case .uint8: return (0..<n).map { Float(raw[$0]) }
+            case .int8: return (0..<n).map { Float(Int8(bitPattern: raw[$0])) }
             case .int32: return (0..<n).map {
                 Float(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * $0, as: Int32.self)))
             }
@@ -76,9 +77,10 @@ public struct NumpyArray: Sendable, Equatable {
         }
         var descr = String(descrPart[afterQ1..<q2])
         if descr == "<u1" { descr = "|u1" }
+        if descr == "<i1" { descr = "|i1" }
         guard let dtype = DType(rawValue: descr) else {
             throw FormatError.unsupported(file: name,
-                reason: ".npy dtype '\(descr)' (supported: float32, float64, uint8, int32, int64, little-endian)")
+                reason: ".npy dtype '\(descr)' (supported: float32, float64, uint8, int8, int32, int64, little-endian)")
         }
         if let fo = value("fortran_order"), fo.hasPrefix("True") {
             throw FormatError.unsupported(file: name, reason: ".npy in Fortran order")
@@ -106,7 +108,9 @@ public struct NumpyArray: Sendable, Equatable {
         }
         let elementSize: Int
         switch dtype {
-        case .float32, .int32: elementSize = 4; case .float64, .int64: elementSize = 8; case .uint8: elementSize = 1
+        case .float32, .int32: elementSize = 4
+        case .float64, .int64: elementSize = 8
+        case .uint8, .int8: elementSize = 1
         }
         let start = headerStart + headerLength
         self.data = try view.slice(start, count * elementSize, ".npy data for shape \(shape)")

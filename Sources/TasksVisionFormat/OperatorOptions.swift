@@ -11,6 +11,8 @@ public enum OperatorOptions: Sendable {
     /// ADD, SUB, MUL, DIV: only a fused activation.
     case activation(FusedActivation)
     case resizeBilinear(alignCorners: Bool, halfPixelCenters: Bool)
+    case resizeNearestNeighbor(alignCorners: Bool, halfPixelCenters: Bool)
+    case leakyRelu(alpha: Float)
     case reshape(newShape: [Int]?)
     case reducer(keepDims: Bool)
     case gather(axis: Int, batchDims: Int)
@@ -63,6 +65,8 @@ public enum OperatorOptions: Sendable {
         case .concatenation: return (10, .concatenation(axis: 0, activation: .none))
         case .add: return (11, .activation(.none))
         case .resizeBilinear: return (15, .resizeBilinear(alignCorners: false, halfPixelCenters: false))
+        case .resizeNearestNeighbor: return (74, .resizeNearestNeighbor(alignCorners: false, halfPixelCenters: false))
+        case .leakyRelu: return (75, .leakyRelu(alpha: 0))
         case .reshape: return (17, .reshape(newShape: nil))
         case .mul: return (21, .activation(.none))
         case .gather: return (23, .gather(axis: 0, batchDims: 0))
@@ -111,6 +115,10 @@ public enum OperatorOptions: Sendable {
         case var .resizeBilinear(alignCorners, halfPixelCenters):
             try c.bool(2, &alignCorners); try c.bool(3, &halfPixelCenters)
             options = .resizeBilinear(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        case var .resizeNearestNeighbor(alignCorners, halfPixelCenters):
+            try c.bool(0, &alignCorners); try c.bool(1, &halfPixelCenters)
+            options = .resizeNearestNeighbor(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters)
+        case var .leakyRelu(alpha): try c.f32(0, &alpha); options = .leakyRelu(alpha: alpha)
         case var .reshape(newShape): try c.int32s(0, &newShape, "new_shape"); options = .reshape(newShape: newShape)
         case var .reducer(keepDims): try c.bool(0, &keepDims); options = .reducer(keepDims: keepDims)
         case var .gather(axis, batchDims):

@@ -35,7 +35,21 @@ public struct TFLiteModel: Sendable {
         public let sparsity: SparsityParameters?
         /// True when the tensor carries quantization scales (none of our models do on float paths).
         public let isQuantized: Bool
+        /// The affine quantization (`real = scale * (q - zeroPoint)`), when the tensor carries scales.
+        public let quantization: Quantization?
         public var elementCount: Int { shape.reduce(1, *) }
+    }
+
+    /// A tensor's affine quantization parameters (schema.fbs `QuantizationParameters`): one scale and zero point
+    /// for the whole tensor, or one per slice along `quantizedDimension` (per-channel weights).
+    public struct Quantization: Sendable, Equatable {
+        public let scales: [Float]
+        public let zeroPoints: [Int64]
+        public let quantizedDimension: Int
+
+        public init(scales: [Float], zeroPoints: [Int64], quantizedDimension: Int = 0) {
+            self.scales = scales; self.zeroPoints = zeroPoints; self.quantizedDimension = quantizedDimension
+        }
     }
 
     public struct SparsityParameters: Sendable {
@@ -141,9 +155,12 @@ public struct TFLiteModel: Sendable {
                     throw FormatError.malformed(file: name,
                         reason: "tensor \(ti) refers to buffer \(buffer) but the model has \(buffers.count) buffers")
                 }
-                var quantized = false
-                if let q = try t.table(4, what: "Tensor \(ti) quantization") {
-                    quantized = try (q.vector(2, elementSize: 4, what: "quantization scale")?.count ?? 0) > 0
+                var quantization: Quantization? = nil
+                if let q = try t.table(4, what: "Tensor \(ti) quantization"),
+                   let scales = try q.floats(2, what: "tensor \(ti) quantization scale"), !scales.isEmpty {
+                    let zeroPoints = try q.int64s(3, what: "tensor \(ti) quantization zero point") ?? []
+                    quantization = Quantization(scales: scales, zeroPoints: zeroPoints,
+                                                quantizedDimension: Int(try q.i32(6)))
                 }
                 var sparsity: SparsityParameters? = nil
                 if let sp = try t.table(6, what: "Tensor \(ti) sparsity") {
@@ -151,7 +168,7 @@ public struct TFLiteModel: Sendable {
                 }
                 tensors.append(Tensor(index: ti, name: try t.string(3) ?? "", shape: shape, type: type,
                                       buffer: buffer, isVariable: try t.bool(5), sparsity: sparsity,
-                                      isQuantized: quantized))
+                                      isQuantized: quantization != nil, quantization: quantization))
             }
             func checkIndices(_ list: [Int32], _ what: String, allowOptional: Bool) throws -> [Int] {
                 try list.map { v in

@@ -35,6 +35,8 @@ enum Commands {
         PoseSamplesCommand.self,
         HolisticCommand.self,
         SegmentCommand.self,
+        ClassifyCommand.self,
+        EmbedCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,
         ModelsCommand.self,

@@ -11,11 +11,12 @@ enum ModelCommand {
         notes: [modelNote])
 
     static let runTable = OptionTable(
-        command: "model run", summary: "Run one inference and write every output as DIR/<output index>.npy (float32).",
+        command: "model run", summary: "Run one inference and write every output as DIR/<output index>.npy (its type).",
         positional: ["MODEL"],
         options: [
             .text("--input", "F.npy", default: "none; one is needed per model input", repeatable: true,
-                  "an input tensor (.npy), one per model input, in order"),
+                  "an input tensor (.npy), one per model input, in order; a quantized input takes its own type "
+                      + "(int8 or uint8) or whole numbers in its range"),
             .required("--out", "DIR", "the folder the outputs are written to (old name: --output)"),
             TaskCommandOptions.threads,
         ],
@@ -35,10 +36,9 @@ enum ModelCommand {
         print("model: \(model.name)")
         print("subgraphs: \(model.subgraphs.count), operators: \(sg.operators.count), tensors: \(sg.tensors.count)")
         print("inputs:")
-        func describe(_ t: Int) -> String { "\(sg.tensors[t].name) \(sg.tensors[t].shape) \(sg.tensors[t].type)" }
-        for (i, t) in sg.inputs.enumerated() { print("  \(i): \(describe(t))") }
+        for (i, t) in interpreter.inputs.enumerated() { print("  \(i): \(t)") }
         print("outputs:")
-        for (i, t) in sg.outputs.enumerated() { print("  \(i): \(describe(t))") }
+        for (i, t) in interpreter.outputs.enumerated() { print("  \(i): \(t)") }
         var counts: [String: Int] = [:]
         for op in sg.operators { counts[op.opcode.name, default: 0] += 1 }
         print("operators:")
@@ -99,13 +99,42 @@ enum ModelCommand {
                 throw UsageError("\(file): shape \(array.shape) does not fit input \(i) '\(expected.name)' "
                                  + "of shape \(expected.shape)")
             }
-            try interpreter.setInput(i, array.floats())
+            try interpreter.setInput(i, bytes: try inputBytes(array, file: file, for: expected))
         }
         interpreter.invoke()
         try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
         for i in 0..<interpreter.outputs.count {
-            let array = NumpyArray(shape: interpreter.outputs[i].shape, floats: try interpreter.output(i))
+            let output = interpreter.outputs[i]
+            let array = output.type == .float32
+                ? NumpyArray(shape: output.shape, floats: try interpreter.output(i))
+                : NumpyArray(shape: output.shape, dtype: output.type == .int8 ? .int8 : .uint8,
+                             data: try interpreter.outputBytes(i))
             try OutputFile.write(array.encoded(), to: "\(outDir)/\(i).npy")
+        }
+    }
+}
+
+extension ModelCommand {
+    /// An input file's values as the bytes of the model input: float32 inputs take any numbers; a quantized input
+    /// takes an array of its own type as it is, or whole numbers within its type's range.
+    static func inputBytes(_ array: NumpyArray, file: String, for input: TensorDescription) throws -> [UInt8] {
+        switch input.type {
+        case .float32:
+            return array.floats().withUnsafeBytes { Array($0) }
+        case .uint8, .int8:
+            if (input.type == .uint8 && array.dtype == .uint8) || (input.type == .int8 && array.dtype == .int8) {
+                return array.data
+            }
+            let range: ClosedRange<Float> = input.type == .uint8 ? 0...255 : -128...127
+            return try array.floats().map { v in
+                guard v.rounded() == v, range.contains(v) else {
+                    throw UsageError("\(file): \(v) is not a \(input.type) value (input '\(input.name)' is "
+                                     + "\(input.type))")
+                }
+                return input.type == .uint8 ? UInt8(v) : UInt8(bitPattern: Int8(v))
+            }
+        default:
+            throw UsageError("input '\(input.name)' is \(input.type), which model run cannot fill")
         }
     }
 }

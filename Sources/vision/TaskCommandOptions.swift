@@ -59,9 +59,12 @@ enum TaskCommandOptions {
         try options.string("--roi").map { ImageProcessingOptions(regionOfInterest: try parseRegion($0)) }
     }
 
-    /// The model path: --model, or the default in Models/; checked to be of the kind the command needs.
+    /// The model path: --model (an installed model's name found as `ModelLocator` finds it), or the default in
+    /// Models/; checked to be of the kind the command needs.
     static func modelPath(_ options: ParsedOptions, default file: String, kind: ModelKind) throws -> String {
-        let path = try options.string("--model") ?? TaskCommandSupport.defaultModel(file)
+        let given = options.string("--model")
+        // A name that cannot be found is left to the task, whose error lists the places looked at.
+        let path = try given.map { (try? ModelLocator.resolve($0)) ?? $0 } ?? TaskCommandSupport.defaultModel(file)
         try kind.require(path, command: options.table.command)
         return path
     }

@@ -24,6 +24,8 @@ final class ModelParityTests: XCTestCase {
             let file: String?
             let mean: Float?
             let std: Float?
+            /// "uint8" for a quantized model's pixels or random bytes (the floor of values in [low, high)).
+            let dtype: String?
         }
         struct OutputSpec: Decodable { let file: String; let shape: [Int]; let stride: Int; let tfliteSpread: Float }
         struct Case: Decodable { let name: String; let inputs: [InputSpec]; let outputs: [OutputSpec] }
@@ -67,15 +69,44 @@ final class ModelParityTests: XCTestCase {
             let count = interpreter.inputs[i].elementCount
             switch spec.kind {
             case "random":
-                return fixtureRandomFloats(seed: spec.seed ?? 0, count: count, low: spec.low ?? 0, high: spec.high ?? 1)
+                let values = fixtureRandomFloats(seed: spec.seed ?? 0, count: count, low: spec.low ?? 0,
+                                                 high: spec.high ?? 1)
+                return spec.dtype == "uint8" ? values.map { $0.rounded(.down) } : values
             case "pixels":
                 let pixels = try NumpyArray.read(TestPaths.fixtures + "/engine/" + (spec.file ?? ""))
+                if spec.dtype == "uint8" { return pixels.floats() }
                 let mean = spec.mean ?? 0, std = spec.std ?? 1
                 return pixels.floats().map { ($0 - mean) / std }
             default:
                 throw CocoaError(.featureUnsupported)
             }
         }
+    }
+
+    /// Runs a case: float inputs as they are, a uint8 input's values as its bytes; every output as floats (a
+    /// quantized output's integers).
+    static func run(_ interpreter: Interpreter, _ c: Manifest.Case) throws -> [[Float]] {
+        for (i, values) in try inputs(for: c, interpreter: interpreter).enumerated() {
+            switch interpreter.inputs[i].type {
+            case .uint8: try interpreter.setInput(i, bytes: values.map { UInt8($0) })
+            case .int8: try interpreter.setInput(i, bytes: values.map { UInt8(bitPattern: Int8($0)) })
+            default: try interpreter.setInput(i, values)
+            }
+        }
+        interpreter.invoke()
+        return try interpreter.outputs.enumerated().map { i, o in
+            switch o.type {
+            case .uint8: return try interpreter.outputBytes(i).map { Float($0) }
+            case .int8: return try interpreter.outputBytes(i).map { Float(Int8(bitPattern: $0)) }
+            default: return try interpreter.output(i)
+            }
+        }
+    }
+
+    /// Whether a model's arithmetic is integer (its activations quantized): then every kernel set gives
+    /// TFLite-XNNPACK's bytes, with no tolerance and no exception.
+    static func isQuantized(_ interpreter: Interpreter) -> Bool {
+        (interpreter.inputs + interpreter.outputs).contains { $0.quantization != nil }
     }
 
     /// Largest error of the model on its cases, relative to max(1, |reference|).
@@ -93,11 +124,12 @@ final class ModelParityTests: XCTestCase {
         }
         for file in entry.files {
             let interpreter = try Interpreter(path: try TestPaths.model(file), options: .init(threads: threads))
+            let quantized = Self.isQuantized(interpreter)
             for c in entry.cases {
-                let outputs = try interpreter.run(try Self.inputs(for: c, interpreter: interpreter))
+                let outputs = try Self.run(interpreter, c)
                 XCTAssertEqual(outputs.count, c.outputs.count, "\(file) \(c.name): output count")
                 for (index, (o, spec)) in zip(outputs, c.outputs).enumerated() {
-                    let tolerance = max(Self.tolerance, 3 * spread[index])
+                    let tolerance = quantized ? 0 : max(Self.tolerance, 3 * spread[index])
                     let reference = try NumpyArray.read(TestPaths.fixtures + "/engine/" + spec.file).floats()
                     XCTAssertEqual(o.count, spec.shape.reduce(1, *), "\(file) \(c.name) \(spec.file): size")
                     var caseWorst: Float = 0, at = 0
@@ -109,7 +141,14 @@ final class ModelParityTests: XCTestCase {
                     XCTAssertLessThanOrEqual(caseWorst, tolerance,
                                              "\(file) \(c.name) \(spec.file): element \(at) is \(o[at])")
                     // The fixtures are x86's: XNNPACK's arm64 build sums otherwise in layers docs/engine.md names.
-                    if interpreter.kernelSet.matchesX86XNNPACK(on: .current) {
+                    if quantized {
+                        let differing = reference.indices.filter {
+                            o[$0 * spec.stride].bitPattern != reference[$0].bitPattern
+                        }
+                        XCTAssertEqual(differing.count, 0, "\(file) \(c.name) \(spec.file) (\(interpreter.kernelSet), "
+                                       + "\(threads) threads): values that differ from TFLite-XNNPACK's, first at "
+                                       + "\(differing.first.map { $0 * spec.stride } ?? -1)")
+                    } else if interpreter.kernelSet.matchesX86XNNPACK(on: .current) {
                         // XNNPACK's own results, bit for bit, but for two named exceptions.
                         var ulps = 0, differing = 0, outside = 0
                         for (i, r) in reference.enumerated() where o[i * spec.stride].bitPattern != r.bitPattern {
@@ -167,6 +206,16 @@ final class ModelParityTests: XCTestCase {
     func testSelfieSegmenter() throws { try checkModel("selfie_segmenter") }
     func testSelfieSegmentationLandscape() throws { try checkModel("selfie_segmentation_landscape") }
     func testCustomGestureClassifier() throws { try checkModel("custom_gesture_classifier") }
+    /// The int8 models (MediaPipe's default image classifier and object detector): TFLite-XNNPACK's bytes, every
+    /// value, on random full-range uint8 inputs and on photos, at one and two threads.
+    func testEfficientNetLite0Int8() throws {
+        try checkModel("efficientnet_lite0")
+        try checkModel("efficientnet_lite0", threads: 2)
+    }
+    func testEfficientDetLite0Int8() throws {
+        try checkModel("efficientdet_lite0")
+        try checkModel("efficientdet_lite0", threads: 2)
+    }
     func testModelMakerClassifierWithoutMetadata() throws {
         try checkModel("custom_gesture_classifier_modelmaker_testdata")
     }

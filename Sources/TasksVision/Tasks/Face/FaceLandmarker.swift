@@ -63,30 +63,6 @@ extension FaceLandmarkerLiveStreamDelegate {
                                timestampInMilliseconds: Int, error: Error?) {}
 }
 
-/// The classification head of one model output (MediaPipe's `Classifications`): here a face's
-/// blendshapes, 52 categories in model order, each with its index, score and name.
-public struct Classifications: Sendable, Equatable, Codable {
-    public var categories: [ResultCategory]
-    public var headIndex: Int
-    public var headName: String?
-
-    public init(categories: [ResultCategory], headIndex: Int = 0, headName: String? = nil) {
-        self.categories = categories; self.headIndex = headIndex; self.headName = headName
-    }
-
-    enum CodingKeys: String, CodingKey { case categories }
-
-    public init(from decoder: Decoder) throws {
-        categories = try decoder.container(keyedBy: CodingKeys.self).decode([ResultCategory].self, forKey: .categories)
-        headIndex = 0
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(categories, forKey: .categories)
-    }
-}
-
 /// A matrix of floats (MediaPipe's `TransformMatrix`), stored row-major.
 ///
 /// MediaPipe's C++ result holds the facial transformation matrix column-major; MediaPipe Tasks iOS

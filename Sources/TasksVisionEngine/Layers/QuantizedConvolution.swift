@@ -1,0 +1,150 @@
+import TasksVisionFormat
+import TasksVisionKernels
+
+/// An int8 CONV_2D or FULLY_CONNECTED as XNNPACK's QS8 operators compute it (`qs8-qc8w-gemm/igemm ... fp32`): per
+/// output, the int32 bias plus the products of the inputs less their zero point with the int8 weights (an exact
+/// integer sum, in any order), times `inputScale * weightScale[channel] / outputScale` in float, rounded to nearest
+/// even, plus the output zero point, clamped to the fused activation's bounds.
+///
+/// A 1x1 stride-1 unpadded convolution and a fully connected layer run the GEMM on the input rows in place; any
+/// other convolution gathers a tile of output pixels' windows first (im2col, the input zero point outside the image,
+/// which adds nothing: the packed bias is corrected for it over every tap).
+final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
+    let kind: String
+    let g: ConvGeometry
+    let weights: QS8PackedWeights
+    let input: UnsafePointer<Int8>
+    let output: UnsafeMutablePointer<Int8>
+    let quantization: QS8Output
+    let inputZeroPoint: Int8
+    let gemm: (QS8GEMMArguments) -> Void
+    /// Whether A is the input itself (1x1, stride 1, no padding; fully connected).
+    let direct: Bool
+    /// Channels of a gathered window (kH * kW * inC) before the padding to the kernel's k groups.
+    let windowBytes: Int
+    /// Output pixels gathered and multiplied at a time.
+    static let tileRows = 32
+
+    var description: String {
+        "\(g.inH)x\(g.inW)x\(g.inC) -> \(g.outH)x\(g.outW)x\(g.outC) k\(g.kH)x\(g.kW) s\(g.strideH)"
+            + (direct ? " direct" : " im2col")
+    }
+
+    init(kind: String, geometry: ConvGeometry, weights: QS8PackedWeights, input: UnsafePointer<Int8>,
+         output: UnsafeMutablePointer<Int8>, quantization: QS8Output, inputZeroPoint: Int8,
+         gemm: @escaping (QS8GEMMArguments) -> Void) {
+        self.kind = kind
+        g = geometry
+        self.weights = weights
+        self.input = input
+        self.output = output
+        self.quantization = quantization
+        self.inputZeroPoint = inputZeroPoint
+        self.gemm = gemm
+        direct = g.kH == 1 && g.kW == 1 && g.strideH == 1 && g.strideW == 1 && g.padTop == 0 && g.padLeft == 0
+            && g.outH == g.inH && g.outW == g.inW
+        windowBytes = g.kH * g.kW * g.inC
+    }
+
+    var flops: Double { 2 * Double(g.batch * g.outH * g.outW) * Double(g.outC) * Double(windowBytes) }
+    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 3) / 4 }
+    var packedWeightBytes: Int { weights.byteCount }
+
+    func run(_ context: RunContext) {
+        let pixels = g.batch * g.outH * g.outW
+        let tiles = (pixels + Self.tileRows - 1) / Self.tileRows
+        // One row (a fully connected layer over one vector): its column blocks are the work to split.
+        let columnSplit = tiles < context.threads ? min(weights.blocks, context.threads) : 1
+        parallelFor(tiles * columnSplit, context: context) { item, worker in
+            let tile = item / columnSplit, part = item % columnSplit
+            let first = tile * Self.tileRows, rows = min(Self.tileRows, pixels - first)
+            let blocks = weights.blocks
+            let firstBlock = blocks * part / columnSplit, endBlock = blocks * (part + 1) / columnSplit
+            let a: UnsafePointer<Int8>, lda: Int
+            if direct {
+                a = input + first * g.inC
+                lda = g.inC
+            } else {
+                let scratch = UnsafeMutableRawPointer(context.scratch(forWorker: worker)).assumingMemoryBound(
+                    to: Int8.self)
+                gather(first, rows, into: scratch)
+                a = UnsafePointer(scratch)
+                lda = weights.k
+            }
+            gemm(QS8GEMMArguments(m: rows, k: weights.k, a: a, lda: lda, weights: weights, firstBlock: firstBlock,
+                                  endBlock: endBlock, c: output + first * g.outC, ldc: g.outC, output: quantization))
+        }
+    }
+
+    /// The windows of output pixels first..<first + rows, one row of `weights.k` bytes each (tap by tap, channels
+    /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding.
+    private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
+        let k = weights.k, c = g.inC
+        for r in 0..<rows {
+            let pixel = first + r
+            let n = pixel / (g.outH * g.outW), rest = pixel % (g.outH * g.outW)
+            let oy = rest / g.outW, ox = rest % g.outW
+            let row = rowsOut + r * k
+            var offset = 0
+            for ky in 0..<g.kH {
+                let iy = oy * g.strideH - g.padTop + ky * g.dilationH
+                for kx in 0..<g.kW {
+                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
+                    if iy >= 0 && iy < g.inH && ix >= 0 && ix < g.inW {
+                        (row + offset).update(from: input + ((n * g.inH + iy) * g.inW + ix) * c, count: c)
+                    } else {
+                        (row + offset).update(repeating: inputZeroPoint, count: c)
+                    }
+                    offset += c
+                }
+            }
+            if offset < k { (row + offset).update(repeating: inputZeroPoint, count: k - offset) }
+        }
+    }
+}
+
+/// An int8 DEPTHWISE_CONV_2D (depth multiplier 1) as XNNPACK's `qs8-qc8w-dwconv ... fp32` computes it: per channel
+/// the corrected bias plus the window's products, requantized as the convolutions are. One output row per item.
+final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
+    let kind = "DEPTHWISE_CONV_2D"
+    let g: ConvGeometry
+    let weights: QS8PackedDepthwiseWeights
+    let input: UnsafePointer<Int8>
+    let output: UnsafeMutablePointer<Int8>
+    let quantization: QS8Output
+    let zeroRow: UnsafeMutablePointer<Int8>
+    let row: (QS8DepthwiseRowArguments) -> Void
+
+    var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH)" }
+
+    init(geometry: ConvGeometry, weights: QS8PackedDepthwiseWeights, input: UnsafePointer<Int8>,
+         output: UnsafeMutablePointer<Int8>, quantization: QS8Output, inputZeroPoint: Int8,
+         row: @escaping (QS8DepthwiseRowArguments) -> Void) {
+        g = geometry
+        self.weights = weights
+        self.input = input
+        self.output = output
+        self.quantization = quantization
+        self.row = row
+        // The kernels read whole blocks of channels: the row covers the last block and a vector more.
+        let bytes = weights.blocks * weights.cr + 64
+        zeroRow = UnsafeMutablePointer<Int8>.allocate(capacity: bytes)
+        zeroRow.initialize(repeating: inputZeroPoint, count: bytes)
+    }
+
+    deinit { zeroRow.deallocate() }
+
+    var flops: Double { 2 * Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
+    var packedWeightBytes: Int { weights.byteCount }
+
+    func run(_ context: RunContext) {
+        parallelFor(g.batch * g.outH, context: context) { item, _ in
+            let n = item / g.outH, oy = item % g.outH
+            row(QS8DepthwiseRowArguments(
+                input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC, kH: g.kH, kW: g.kW,
+                strideW: g.strideW, dilationH: g.dilationH, dilationW: g.dilationW, padLeft: g.padLeft,
+                iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: weights,
+                output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization))
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import TasksVisionFormat
+
+/// 8-bit MAX_POOL_2D (XNNPACK's `s8-maxpool` / `u8-maxpool`: the largest input of each window, taps outside the
+/// image left out, then the fused activation's clamp, its bounds `xnnpackActivationBounds`) and AVERAGE_POOL_2D
+/// (TFLite's built-in int8 kernel, which the delegate does not take: the raw values summed over the window's taps
+/// inside the image, divided by their count rounding half away from zero, clamped to TFLite's activation bounds).
+/// One output row per item.
+final class QuantizedPoolingLayer: Layer {
+    enum Function { case max, average }
+
+    let kind: String
+    let function: Function
+    let g: ConvGeometry
+    let input: UnsafeRawPointer
+    let output: UnsafeMutableRawPointer
+    let type: TensorType
+    let lo: Int32, hi: Int32
+
+    init(function: Function, geometry: ConvGeometry, input: UnsafeRawPointer, output: UnsafeMutableRawPointer,
+         type: TensorType, bounds: (min: Int32, max: Int32)) {
+        kind = function == .max ? "MAX_POOL_2D" : "AVERAGE_POOL_2D"
+        self.function = function; g = geometry; self.input = input; self.output = output; self.type = type
+        lo = bounds.min; hi = bounds.max
+    }
+
+    var flops: Double { Double(g.batch * g.outH * g.outW * g.outC * g.kH * g.kW) }
+    var parallelWork: Double { flops * memoryBoundWorkFactor }
+
+    func run(_ context: RunContext) {
+        if type == .int8 {
+            run(input.assumingMemoryBound(to: Int8.self), output.assumingMemoryBound(to: Int8.self), context)
+        } else {
+            run(input.assumingMemoryBound(to: UInt8.self), output.assumingMemoryBound(to: UInt8.self), context)
+        }
+    }
+
+    private func run<T: FixedWidthInteger>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, _ context: RunContext) {
+        let c = g.inC
+        parallelFor(g.batch * g.outH, context: context) { item, _ in
+            let n = item / g.outH, oy = item % g.outH
+            let iy0 = oy * g.strideH - g.padTop
+            let kyLo = max(0, -iy0), kyHi = min(g.kH, g.inH - iy0)
+            let image = x + n * g.inH * g.inW * c
+            for ox in 0..<g.outW {
+                let ix0 = ox * g.strideW - g.padLeft
+                let kxLo = max(0, -ix0), kxHi = min(g.kW, g.inW - ix0)
+                let out = y + ((n * g.outH + oy) * g.outW + ox) * c
+                let taps = max(kyHi - kyLo, 0) * max(kxHi - kxLo, 0)
+                for ch in 0..<c {
+                    var acc: Int32 = function == .max ? Int32.min : 0
+                    for ky in kyLo..<max(kyLo, kyHi) {
+                        for kx in kxLo..<max(kxLo, kxHi) {
+                            let v = Int32(image[((iy0 + ky) * g.inW + ix0 + kx) * c + ch])
+                            if function == .max { acc = max(acc, v) } else { acc += v }
+                        }
+                    }
+                    if function == .average {
+                        // optimized_integer_ops::AveragePool: C's truncating division of the nudged sum.
+                        let half = Int32(taps / 2), count = Int32(max(taps, 1))
+                        acc = acc > 0 ? (acc + half) / count : (acc - half) / count
+                    }
+                    out[ch] = T(truncatingIfNeeded: min(max(acc, lo), hi))
+                }
+            }
+        }
+    }
+}
