@@ -15,13 +15,15 @@ enum SegmentCommand: TaskCommand {
             TaskCommandOptions.model("selfie segmentation .tflite (also selfie_segmentation.tflite, "
                                      + "selfie_segmentation_landscape.tflite)", default: defaultModel),
             .text("--masks", "DIR", default: "none",
-                  "write each input's person confidence (round(255 p), 8-bit gray) as DIR/<name>.png"),
+                  "write each input's person confidence (round(255 p), 8-bit gray) as DIR/<name>.png (a folder of "
+                  + "its own: the --overlay folder would take the same names)"),
             .flag("--category-mask", "with --masks, also write MediaPipe's category mask (0 the person, 255 the "
                   + "background) as DIR/<name>_category.png"),
             .text("--background", "blur[=R]|COLOR|IMAGE", default: "none",
                   "with --overlay, write the input with its background replaced: blurred (box blur of radius R "
-                  + "pixels, \(defaultBlurRadius) if not given), a colour (#RRGGBB, R,G,B or black, white, gray, "
-                  + "green, blue, red) or an image (scaled to cover each frame, centred, the excess cropped)"),
+                  + "pixels, \(defaultBlurRadius) if not given), a colour (#RRGGBB, RRGGBB, R,G,B or black, white, "
+                  + "gray, green, blue, red) or an image (scaled to cover each frame, centred, the excess cropped); "
+                  + "without it --overlay tints the person"),
         ] + TaskCommandOptions.common,
         ownOptions: ["--category-mask", "--background"])
 
@@ -36,6 +38,11 @@ enum SegmentCommand: TaskCommand {
         BenchmarkEntry(name: "segment-landscape", arguments: ["--model", "selfie_segmentation_landscape.tflite"],
                        photo: "pose_standing_1.png", reference: reference("selfie_segmentation_landscape.tflite")),
     ]
+
+    /// The person's confidence, and MediaPipe's category mask with --category-mask.
+    static func maskSuffixes(_ options: ParsedOptions) -> [String] {
+        options.flag("--category-mask") ? ["", "_category"] : [""]
+    }
 
     static func reference(_ model: String) -> BenchmarkEntry.Reference {
         .init("ImageSegmenter", model: model, call: "segment", options: ["output_category_mask": 1])
@@ -78,14 +85,38 @@ enum SegmentCommand: TaskCommand {
         }
         var report = FrameReport(result: output, summary: String(format: "person %.1f%% of the image", person * 100)) {
             overlay in
-            guard let compositor, let mask = confidence, mask.width == overlay.width, mask.height == overlay.height,
-                  let frame = try? MPImage(pixels: overlay.pixels, width: overlay.width, height: overlay.height,
+            guard let mask = confidence, mask.width == overlay.width, mask.height == overlay.height else { return }
+            guard let compositor else {
+                // No background to put in: the person is tinted, so the drawing shows the mask.
+                tint(&overlay, mask)
+                return
+            }
+            guard let frame = try? MPImage(pixels: overlay.pixels, width: overlay.width, height: overlay.height,
                                            pixelFormat: .rgb8),
                   let composed = try? compositor.composite(frame, mask: mask) else { return }
             overlay = Overlay(composed)
         }
         report.masks = masks
         return report
+    }
+
+    /// The colour the person is tinted with on an overlay without `--background`.
+    static let tintColor: (Float, Float, Float) = (64, 160, 255)
+    /// How much of the tint a pixel of confidence 1 takes.
+    static let tintStrength: Float = 0.5
+
+    /// Blends each pixel toward `tintColor` by its confidence times `tintStrength`: the background stays as it was.
+    static func tint(_ overlay: inout Overlay, _ mask: Mask) {
+        let p = mask.float32Data
+        let color = [tintColor.0, tintColor.1, tintColor.2]
+        for i in 0..<min(p.count, overlay.width * overlay.height) {
+            let a = min(max(p[i], 0), 1) * tintStrength
+            guard a > 0 else { continue }
+            for c in 0..<3 {
+                let v = Float(overlay.pixels[3 * i + c])
+                overlay.pixels[3 * i + c] = UInt8(min(255, max(0, (v + (color[c] - v) * a).rounded())))
+            }
+        }
     }
 
     /// `--background`: `blur`, `blur=R`, a colour, or an image file that can be read.
@@ -100,13 +131,18 @@ enum SegmentCommand: TaskCommand {
             return .blur(radius: r)
         }
         if let c = color(lower) { return .color(red: c.0, green: c.1, blue: c.2) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) else {
-            throw UsageError("--background \(text) is neither blur[=R], a colour (#RRGGBB, R,G,B or a name: "
+        let found = OutputPath.kind(text, following: true)
+        guard found != .missing else {
+            // A path (a folder part or an image's extension) that is not there: said so, not taken for a colour.
+            if text.contains("/") || FrameInput.imageExtensions.contains(PathText.fileExtension(text).lowercased()) {
+                throw UsageError("--background \(text): no such file")
+            }
+            throw UsageError("--background \(text) is neither blur[=R], a colour (#RRGGBB, RRGGBB, R,G,B or a name: "
                              + colorNames.keys.sorted().joined(separator: ", ") + ") nor an image file")
         }
+        guard found == .regular else { throw UsageError("--background \(text): is \(found.name), not an image file") }
         do {
-            return .image(try MPImage(contentsOfFile: text))
+            return .image(try TaskCommandSupport.load(text, orientation: nil, ignoreExif: false))
         } catch {
             throw UsageError("--background \(text): the image cannot be read: \(error)")
         }
