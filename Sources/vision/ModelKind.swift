@@ -102,8 +102,8 @@ enum ModelKind: Equatable {
     func require(_ path: String, command: String) throws {
         let found = Self.inspect(path)
         guard let other = found.first, !found.contains(self) else { return }
-        let name = (path as NSString).lastPathComponent
-        throw UsageError("\(command) needs \(need); \(name) is \(other.description)")
+        let name = PathText.lastComponent(path)
+        throw UsageError("\(command) needs \(need); \(name) is \(other.description), not \(description)")
     }
 
     /// The kinds of a `.tflite`, `.task`, bundle member (`a.task:b.tflite`) or model folder; empty if unknown.

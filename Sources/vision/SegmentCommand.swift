@@ -20,15 +20,17 @@ enum SegmentCommand: TaskCommand {
                                      default: defaultModel),
             .text("--masks", "DIR", default: "none",
                   "write each input's person confidence (round(255 p), 8-bit gray) as DIR/<name>.png; of a "
-                  + "multi-class model each class's as DIR/<name>_<label>.png (spaces in labels as _)"),
+                  + "multi-class model each class's as DIR/<name>_<label>.png (spaces in labels as _); a folder of "
+                  + "its own: the --overlay folder would take the same names"),
             .flag("--category-mask", "with --masks, also write MediaPipe's category mask as DIR/<name>_category.png "
                   + "(a selfie model: 0 the person, 255 the background; a multi-class one: the class index)"),
             .text("--keep", "LABEL,...", default: "person",
                   "with --background and a multi-class model, the classes that stay in front"),
             .text("--background", "blur[=R]|COLOR|IMAGE", default: "none",
                   "with --overlay, write the input with its background replaced: blurred (box blur of radius R "
-                  + "pixels, \(defaultBlurRadius) if not given), a colour (#RRGGBB, R,G,B or black, white, gray, "
-                  + "green, blue, red) or an image (scaled to cover each frame, centred, the excess cropped)"),
+                  + "pixels, \(defaultBlurRadius) if not given), a colour (#RRGGBB, RRGGBB, R,G,B or black, white, "
+                  + "gray, green, blue, red) or an image (scaled to cover each frame, centred, the excess cropped); "
+                  + "without it --overlay tints the person"),
         ] + TaskCommandOptions.common,
         ownOptions: ["--category-mask", "--background", "--keep"])
 
@@ -53,6 +55,32 @@ enum SegmentCommand: TaskCommand {
                                         options: ["output_category_mask": 1, "output_confidence_masks": 0])),
     ]
 
+    /// The person's confidence (of a multi-class model, each class's), and MediaPipe's category mask with
+    /// --category-mask: the names the output rule checks before any work.
+    static func maskSuffixes(_ options: ParsedOptions) -> [String] {
+        let category = options.flag("--category-mask") ? ["_category"] : []
+        guard let model = try? TaskCommandOptions.modelPath(options, default: defaultModel, kind: .segmenter) else {
+            return [""] + category
+        }
+        let (labels, classes) = modelClasses(model)
+        guard classes > 1 else { return [""] + category }
+        return (0..<classes).map { "_" + fileLabel(classLabel($0, labels)) } + category
+    }
+
+    /// A segmentation model's labels and classes (the last output's channels; 1 when it cannot be read).
+    static func modelClasses(_ model: String) -> (labels: [String], classes: Int) {
+        let file = try? ModelAsset.loadModel(model)
+        let labels = (try? file?.labels()) ?? []
+        let classes = file.flatMap { m in m.subgraphs.first.flatMap { sg in sg.outputs.last.flatMap {
+            sg.tensors.indices.contains($0) ? sg.tensors[$0].shape.last : nil } } } ?? 1
+        return (labels, classes)
+    }
+
+    /// A class's name in files and summaries: its label, or `class<i>` without one.
+    static func classLabel(_ i: Int, _ labels: [String]) -> String {
+        i < labels.count && !labels[i].isEmpty ? labels[i] : "class\(i)"
+    }
+
     static func reference(_ model: String) -> BenchmarkEntry.Reference {
         .init("ImageSegmenter", model: model, call: "segment", options: ["output_category_mask": 1])
     }
@@ -70,11 +98,8 @@ enum SegmentCommand: TaskCommand {
             throw UsageError("--category-mask writes into the --masks folder; give --masks DIR")
         }
         let model = try TaskCommandOptions.modelPath(o, default: defaultModel, kind: .segmenter)
-        let file = try? ModelAsset.loadModel(model)
-        let labels = (try? file?.labels()) ?? []
         // The classes: the last output's channels (the kind check made it [1, H, W, C]).
-        let classes = file.flatMap { m in m.subgraphs.first.flatMap { sg in sg.outputs.last.flatMap {
-            sg.tensors.indices.contains($0) ? sg.tensors[$0].shape.last : nil } } } ?? 1
+        let (labels, classes) = modelClasses(model)
         let multiClass = classes > 1
         let keep = try keptClasses(o, labels: multiClass ? labels : Array(labels.prefix(1)), model: model)
         // A mask per class is a float per pixel and class (21 for deeplab): made only when written or composited.
@@ -132,7 +157,7 @@ enum SegmentCommand: TaskCommand {
         let bytes = r.categoryMask?.uint8Data ?? []
         var counts = [Int](repeating: 0, count: classes)
         for b in bytes where Int(b) < counts.count { counts[Int(b)] += 1 }
-        func label(_ i: Int) -> String { i < labels.count && !labels[i].isEmpty ? labels[i] : "class\(i)" }
+        func label(_ i: Int) -> String { classLabel(i, labels) }
         var shares: [String: Float] = [:]
         for i in counts.indices { shares[label(i)] = bytes.isEmpty ? 0 : Float(counts[i]) / Float(bytes.count) }
         let output = Classes(width: r.categoryMask?.width ?? 0, height: r.categoryMask?.height ?? 0, classes: shares)
@@ -184,14 +209,38 @@ enum SegmentCommand: TaskCommand {
         }
         var report = FrameReport(result: output, summary: String(format: "person %.1f%% of the image", person * 100)) {
             overlay in
-            guard let compositor, let mask = confidence, mask.width == overlay.width, mask.height == overlay.height,
-                  let frame = try? MPImage(pixels: overlay.pixels, width: overlay.width, height: overlay.height,
+            guard let mask = confidence, mask.width == overlay.width, mask.height == overlay.height else { return }
+            guard let compositor else {
+                // No background to put in: the person is tinted, so the drawing shows the mask.
+                tint(&overlay, mask)
+                return
+            }
+            guard let frame = try? MPImage(pixels: overlay.pixels, width: overlay.width, height: overlay.height,
                                            pixelFormat: .rgb8),
                   let composed = try? compositor.composite(frame, mask: mask) else { return }
             overlay = Overlay(composed)
         }
         report.masks = masks
         return report
+    }
+
+    /// The colour the person is tinted with on an overlay without `--background`.
+    static let tintColor: (Float, Float, Float) = (64, 160, 255)
+    /// How much of the tint a pixel of confidence 1 takes.
+    static let tintStrength: Float = 0.5
+
+    /// Blends each pixel toward `tintColor` by its confidence times `tintStrength`: the background stays as it was.
+    static func tint(_ overlay: inout Overlay, _ mask: Mask) {
+        let p = mask.float32Data
+        let color = [tintColor.0, tintColor.1, tintColor.2]
+        for i in 0..<min(p.count, overlay.width * overlay.height) {
+            let a = min(max(p[i], 0), 1) * tintStrength
+            guard a > 0 else { continue }
+            for c in 0..<3 {
+                let v = Float(overlay.pixels[3 * i + c])
+                overlay.pixels[3 * i + c] = UInt8(min(255, max(0, (v + (color[c] - v) * a).rounded())))
+            }
+        }
     }
 
     /// `--background`: `blur`, `blur=R`, a colour, or an image file that can be read.
@@ -206,13 +255,18 @@ enum SegmentCommand: TaskCommand {
             return .blur(radius: r)
         }
         if let c = color(lower) { return .color(red: c.0, green: c.1, blue: c.2) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) else {
-            throw UsageError("--background \(text) is neither blur[=R], a colour (#RRGGBB, R,G,B or a name: "
+        let found = OutputPath.kind(text, following: true)
+        guard found != .missing else {
+            // A path (a folder part or an image's extension) that is not there: said so, not taken for a colour.
+            if text.contains("/") || FrameInput.imageExtensions.contains(PathText.fileExtension(text).lowercased()) {
+                throw UsageError("--background \(text): no such file")
+            }
+            throw UsageError("--background \(text) is neither blur[=R], a colour (#RRGGBB, RRGGBB, R,G,B or a name: "
                              + colorNames.keys.sorted().joined(separator: ", ") + ") nor an image file")
         }
+        guard found == .regular else { throw UsageError("--background \(text): is \(found.name), not an image file") }
         do {
-            return .image(try MPImage(contentsOfFile: text))
+            return .image(try TaskCommandSupport.load(text, orientation: nil, ignoreExif: false))
         } catch {
             throw UsageError("--background \(text): the image cannot be read: \(error)")
         }
