@@ -46,12 +46,16 @@ enum ImageModelKind: Equatable {
             .joined(separator: ", ")
     }
 
-    /// Refuses a model of another kind than `expected` (any of them), naming what it is and the task for it.
-    static func require(_ model: TFLiteModel, metadata: ModelMetadata?, task: String,
+    /// Refuses a model of another kind than `expected` (any of them), naming what it is and the task for it;
+    /// `need` is what the task takes ("an image classifier").
+    static func require(_ model: TFLiteModel, metadata: ModelMetadata?, need: String,
                         accepts expected: Set<ImageModelKind>) throws {
         let kind = of(model, metadata: metadata)
         guard !expected.contains(kind) else { return }
-        throw VisionTaskError.invalidModel("\(model.name) is \(kind.name) (outputs \(outputShapes(model))), not a "
-                                           + "model \(task) can run; use \(kind.task)")
+        throw refusal(model, kind: kind, need: need)
+    }
+
+    static func refusal(_ model: TFLiteModel, kind: ImageModelKind, need: String) -> VisionTaskError {
+        .invalidModel("\(model.name) is \(kind.name) (outputs \(outputShapes(model))), not \(need); use \(kind.task)")
     }
 }
