@@ -46,13 +46,13 @@ enum EmbedCommand: TaskCommand {
 
     static func run(_ o: ParsedOptions) throws {
         if o.isSet("--similar") { return try Similar.run(o) }
-        try FrameImageWriter.check(o)
         try TaskShell(o, try maker(o)).run()
     }
 
     static func modelPath(_ o: ParsedOptions) throws -> String {
         // Any image model whose outputs are vectors will do; ImageEmbedder names a detector or segmenter.
-        try o.string("--model").map { (try? ModelLocator.resolve($0)) ?? $0 } ?? TaskCommandSupport.defaultModel(defaultModel)
+        try o.string("--model").map { (try? ModelLocator.resolve($0)) ?? $0 }
+            ?? TaskCommandSupport.defaultModel(defaultModel)
     }
 
     static func options(_ o: ParsedOptions, model: String, setup: FrameTaskSetup) -> ImageEmbedderOptions {

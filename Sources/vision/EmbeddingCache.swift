@@ -57,8 +57,8 @@ struct EmbeddingCache {
             bytes += (e.quantizedEmbedding ?? []).map { UInt8(bitPattern: $0) }
         }
         do {
-            try OutputFile.makeFolder(folder)
-            try OutputFile.write(bytes, to: folder + "/" + hash)
+            try OutputPath.makeFolder(folder)
+            try OutputFile.write(bytes, to: PathText.join(folder, hash))
             return true
         } catch {
             return false

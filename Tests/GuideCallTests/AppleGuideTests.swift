@@ -186,6 +186,40 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertNotNil(result.confidenceMasks?.first)
     }
 
+    func testImageClassifierAndEmbedderGuidesOnCameraFrames() throws {
+        let photo = try ApplePhoto("../google/burger.jpg")
+        let imageClassifier = try ImageClassifier(modelPath: "efficientnet_lite0.tflite")
+        let classes = try ImageClassifierGuide.runImage(
+            imageClassifier: imageClassifier, image: try ImageClassifierGuide.prepare(pixelBuffer: photo.pixelBuffer))
+        XCTAssertEqual(classes, try imageClassifier.classify(image: photo.rgba))
+        XCTAssertEqual(classes.classificationResult.classifications.first?.categories.first?.categoryName,
+                       "cheeseburger")
+
+        let imageEmbedder = try ImageEmbedder(modelPath: "efficientnet_lite0_float32.tflite")
+        let embedding = try ImageEmbedderGuide.runImage(
+            imageEmbedder: imageEmbedder, image: try ImageEmbedderGuide.prepare(sampleBuffer: photo.sampleBuffer))
+        XCTAssertEqual(embedding, try imageEmbedder.embed(image: photo.rgba))
+    }
+
+    #if canImport(UIKit)
+    func testHolisticLandmarkerServiceOnACameraFrame() throws {
+        let photo = try ApplePhoto("pose_standing_1.png")
+        let processor = HolisticLandmarkerResultProcessor()
+        let live = try HolisticLandmarkerGuide.create(modelPath: "holistic_landmarker.task", runningMode: .liveStream,
+                                                      liveStreamDelegate: processor)
+        HolisticLandmarkerGuide.HolisticLandmarkerService(holisticLandmarker: live)
+            .detectAsync(sampleBuffer: photo.sampleBuffer, orientation: .up, timeStamps: 0)
+        wait(for: [processor.done], timeout: 30)
+        XCTAssertEqual(processor.poseLandmarks, 33)
+
+        let still = try HolisticLandmarkerGuide.create(modelPath: "holistic_landmarker.task", runningMode: .image,
+                                                       liveStreamDelegate: nil)
+        let bundle = HolisticLandmarkerGuide.HolisticLandmarkerService(holisticLandmarker: still)
+            .detect(image: try photo.uiImage())
+        XCTAssertEqual(bundle?.holisticLandmarkerResults.first??.poseLandmarks.count, 33)
+    }
+    #endif
+
     func testMLKitGuidesOnACameraFrame() throws {
         let photo = try ApplePhoto("pose_standing_1.png")
         let expected = MLKitPoseDetectionGuide.processSynchronously(

@@ -31,6 +31,14 @@ final class GuideSampleTests: XCTestCase {
                                                                        minPosePresenceConfidence: 0.5,
                                                                        minTrackingConfidence: 0.5, numPoses: 1) }),
             ("image segmenter", { try ImageSegmenterGuide.createLiveStream() }),
+            ("image classifier", { try ImageClassifierGuide.createImage() }),
+            ("image classifier video", { try ImageClassifierGuide.createVideo() }),
+            ("image classifier live", { try ImageClassifierGuide.createLiveStream() }),
+            ("image embedder", { try ImageEmbedderGuide.createImage() }),
+            ("image embedder video", { try ImageEmbedderGuide.createVideo() }),
+            ("image embedder live", { try ImageEmbedderGuide.createLiveStream() }),
+            ("holistic landmarker", { try HolisticLandmarkerGuide.create(modelPath: nil, runningMode: .image,
+                                                                         liveStreamDelegate: nil) }),
         ]
         for (name, create) in creations {
             XCTAssertThrowsError(try create(), name) { error in
@@ -78,6 +86,34 @@ final class GuideSampleTests: XCTestCase {
         let imageSegmenter = try ImageSegmenter(modelPath: "selfie_segmenter.tflite")
         let masks = try ImageSegmenterGuide.runImage(imageSegmenter: imageSegmenter, image: person)
         XCTAssertEqual(masks.confidenceMasks?.first?.width, person.width)
+
+        let burger = try MPImage(contentsOfFile: photos + "/../google/burger.jpg")
+        let options = ImageClassifierOptions()
+        options.baseOptions.modelAssetPath = "efficientnet_lite0.tflite"
+        options.maxResults = 5
+        let classes = try ImageClassifierGuide.runImage(imageClassifier: try ImageClassifier(options: options),
+                                                        image: burger)
+        XCTAssertEqual(classes.classificationResult.classifications.first?.categories.first?.categoryName,
+                       "cheeseburger")
+        options.runningMode = .video
+        XCTAssertEqual(try ImageClassifierGuide.runVideo(imageClassifier: try ImageClassifier(options: options),
+                                                         image: burger, timestamp: 0).classificationResult
+                           .classifications, classes.classificationResult.classifications)
+
+        let embedder = try ImageEmbedder(modelPath: "efficientnet_lite0_float32.tflite")
+        let embedding = try ImageEmbedderGuide.runImage(imageEmbedder: embedder, image: burger)
+        let crop = try ImageEmbedderGuide.runImage(
+            imageEmbedder: embedder, image: try MPImage(contentsOfFile: photos + "/../google/burger_crop.jpg"))
+        let other = try ImageEmbedderGuide.runImage(imageEmbedder: embedder, image: person)
+        let near = try ImageEmbedderGuide.similarity(result: embedding, otherResult: crop).doubleValue
+        let far = try ImageEmbedderGuide.similarity(result: embedding, otherResult: other).doubleValue
+        XCTAssertGreaterThan(near, far, "the burger's crop is nearer the burger than a person is")
+        XCTAssertEqual(try ImageEmbedderGuide.similarity(result: embedding, otherResult: embedding).doubleValue,
+                       1, accuracy: 1e-6)
+
+        let holistic = try HolisticLandmarkerGuide.create(modelPath: "holistic_landmarker.task", runningMode: .image,
+                                                          liveStreamDelegate: nil)
+        XCTAssertEqual(try holistic.detect(image: person).poseLandmarks.count, 33)
     }
 
     func testMLKitGuidesProcessBothWays() throws {
