@@ -103,11 +103,13 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 }
 
-/// An int8 DEPTHWISE_CONV_2D (depth multiplier 1) as XNNPACK's `qs8-qc8w-dwconv ... fp32` computes it: per channel
-/// the corrected bias plus the window's products, requantized as the convolutions are. One output row per item.
+/// An int8 DEPTHWISE_CONV_2D as XNNPACK's `qs8-qc8w-dwconv ... fp32` computes it: per channel the corrected bias
+/// plus the window's products, requantized as the convolutions are. One output row per item. A depth multiplier above
+/// 1 (output channel c reads input channel c / multiplier) runs a scalar loop over the same packed weights.
 final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
     let kind = "DEPTHWISE_CONV_2D"
     let g: ConvGeometry
+    let multiplier: Int
     let weights: QS8PackedDepthwiseWeights
     let input: UnsafePointer<Int8>
     let output: UnsafeMutablePointer<Int8>
@@ -117,17 +119,18 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
 
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH)" }
 
-    init(geometry: ConvGeometry, weights: QS8PackedDepthwiseWeights, input: UnsafePointer<Int8>,
+    init(geometry: ConvGeometry, multiplier: Int, weights: QS8PackedDepthwiseWeights, input: UnsafePointer<Int8>,
          output: UnsafeMutablePointer<Int8>, quantization: QS8Output, inputZeroPoint: Int8,
          row: @escaping (QS8DepthwiseRowArguments) -> Void) {
         g = geometry
+        self.multiplier = multiplier
         self.weights = weights
         self.input = input
         self.output = output
         self.quantization = quantization
         self.row = row
         // The kernels read whole blocks of channels: the row covers the last block and a vector more.
-        let bytes = weights.blocks * weights.cr + 64
+        let bytes = max(weights.blocks * weights.cr, geometry.inC) + 64
         zeroRow = UnsafeMutablePointer<Int8>.allocate(capacity: bytes)
         zeroRow.initialize(repeating: inputZeroPoint, count: bytes)
     }
@@ -140,11 +143,32 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
     func run(_ context: RunContext) {
         parallelFor(g.batch * g.outH, context: context) { item, _ in
             let n = item / g.outH, oy = item % g.outH
-            row(QS8DepthwiseRowArguments(
+            let arguments = QS8DepthwiseRowArguments(
                 input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC, kH: g.kH, kW: g.kW,
                 strideW: g.strideW, dilationH: g.dilationH, dilationW: g.dilationW, padLeft: g.padLeft,
                 iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: weights,
-                output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization))
+                output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization)
+            if multiplier == 1 { row(arguments) } else { multipliedRow(arguments) }
+        }
+    }
+
+    /// One output row with a depth multiplier: each output channel from its input channel, channel by channel.
+    private func multipliedRow(_ p: QS8DepthwiseRowArguments) {
+        let w = weights, q = p.quantization
+        for ox in 0..<p.outW {
+            for oc in 0..<g.outC {
+                let block = oc / w.cr, j = oc % w.cr
+                var acc = w.bias(block)[j]
+                var t = 0
+                for ky in 0..<p.kH {
+                    for kx in 0..<p.kW {
+                        acc &+= Int32(p.tap(ky, kx, ox)[oc / multiplier]) &* Int32(w.weights(block)[t * w.cr + j])
+                        t += 1
+                    }
+                }
+                p.output[ox * g.outC + oc] = requantizeQS8(acc, scale: w.scales(block)[j], zeroPoint: q.zeroPoint,
+                                                           min: q.min, max: q.max)
+            }
         }
     }
 }
