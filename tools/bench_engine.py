@@ -24,6 +24,7 @@ MODELS = [
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
     "face_landmarker.task:face_landmarks_detector.tflite", "face_landmarker.task:face_blendshapes.tflite",
     "selfie_segmenter.tflite", "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite",
+    "efficientnet_lite0.tflite", "efficientdet_lite0.tflite",
 ]
 
 
@@ -38,7 +39,10 @@ def tflite_median(path, threads, runs, warmup=10):
     it.allocate_tensors()
     rng = np.random.default_rng(0)
     for d in it.get_input_details():
-        it.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+        if d["dtype"] == np.float32:
+            it.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+        else:
+            it.set_tensor(d["index"], rng.integers(0, 256, size=d["shape"]).astype(d["dtype"]))
     for _ in range(warmup):
         it.invoke()
     times = []

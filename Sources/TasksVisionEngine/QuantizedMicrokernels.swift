@@ -1,4 +1,8 @@
 import TasksVisionKernels
+import TasksVisionKernelsAVX2
+import TasksVisionKernelsAVX512
+import TasksVisionKernelsAVX512VNNI
+import TasksVisionKernelsNEON
 import TasksVisionKernelsPortable
 
 /// The int8 microkernels of one kernel set, chosen from the set (and the CPU's features) as XNNPACK's
@@ -20,10 +24,36 @@ struct QuantizedMicrokernels {
     let gemm: GEMM
     let depthwiseRow: DepthwiseRow
 
+    /// `features` decide what the set alone does not: the AVX-512 set multiplies with VNNI where the CPU has it,
+    /// else with the AVX2 kernel's `vpmaddwd` (every AVX-512 CPU has AVX2).
     init(_ set: KernelSet, features: CPUFeatures = .current) {
-        gemm = GEMM(nr: qs8GEMMPortableTile.nr, kr: qs8GEMMPortableTile.kr,
-                    inputOffset: qs8GEMMPortableTile.inputOffset, run: TasksVisionKernelsPortable.qs8QC8WGEMM)
-        depthwiseRow = DepthwiseRow(cr: qs8DepthwisePortableChannels,
-                                    run: TasksVisionKernelsPortable.qs8QC8WDepthwiseRow)
+        switch set {
+        case .avx512 where features.hasAVX512VNNI:
+            let t = TasksVisionKernelsAVX512VNNI.qs8GEMMTile
+            gemm = GEMM(nr: t.nr, kr: t.kr, inputOffset: t.inputOffset, run: TasksVisionKernelsAVX512VNNI.qs8QC8WGEMM)
+        case .avx512, .avx2:
+            let t = TasksVisionKernelsAVX2.qs8GEMMTile
+            gemm = GEMM(nr: t.nr, kr: t.kr, inputOffset: t.inputOffset, run: TasksVisionKernelsAVX2.qs8QC8WGEMM)
+        case .neon:
+            let t = TasksVisionKernelsNEON.qs8GEMMTile
+            gemm = GEMM(nr: t.nr, kr: t.kr, inputOffset: t.inputOffset, run: TasksVisionKernelsNEON.qs8QC8WGEMM)
+        case .portable:
+            let t = TasksVisionKernelsPortable.qs8GEMMTile
+            gemm = GEMM(nr: t.nr, kr: t.kr, inputOffset: t.inputOffset, run: TasksVisionKernelsPortable.qs8QC8WGEMM)
+        }
+        switch set {
+        case .avx512:
+            depthwiseRow = DepthwiseRow(cr: TasksVisionKernelsAVX512.qs8DepthwiseChannels,
+                                        run: TasksVisionKernelsAVX512.qs8QC8WDepthwiseRow)
+        case .avx2:
+            depthwiseRow = DepthwiseRow(cr: TasksVisionKernelsAVX2.qs8DepthwiseChannels,
+                                        run: TasksVisionKernelsAVX2.qs8QC8WDepthwiseRow)
+        case .neon:
+            depthwiseRow = DepthwiseRow(cr: TasksVisionKernelsNEON.qs8DepthwiseChannels,
+                                        run: TasksVisionKernelsNEON.qs8QC8WDepthwiseRow)
+        case .portable:
+            depthwiseRow = DepthwiseRow(cr: TasksVisionKernelsPortable.qs8DepthwiseChannels,
+                                        run: TasksVisionKernelsPortable.qs8QC8WDepthwiseRow)
+        }
     }
 }
