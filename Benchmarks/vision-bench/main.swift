@@ -38,6 +38,7 @@ struct Options {
     /// `MxKxN` products to time the kernel set's GEMM on.
     var gemmShapes: [String] = []
     var quantizedGEMMShapes: [String] = []
+    var quantizedDepthwiseShapes: [String] = []
     /// `HxWxC:k[:s]` maps to time the kernel set's depthwise convolution on.
     var depthwiseShapes: [String] = []
     var explicitModels = false
@@ -79,6 +80,7 @@ func parse() -> Options {
             default: fail("--interleave takes on or off") }
         case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
         case "--qgemm": o.quantizedGEMMShapes += value().split(separator: ",").map(String.init)
+        case "--qdwconv": o.quantizedDepthwiseShapes += value().split(separator: ",").map(String.init)
         case "--dwconv": o.depthwiseShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
@@ -97,6 +99,7 @@ func parse() -> Options {
             print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json]"
                 + " [--no-profile]"
                 + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--qgemm MxKxN,...]"
+                + " [--qdwconv HxWxC:k[:s],...]"
                 + " [--dwconv HxWxC:k[:s],...]"
                 + " [--interleave on|off]")
             // The task names come from vision's command registry (BenchmarkTask).
@@ -201,8 +204,20 @@ for shape in options.quantizedGEMMShapes {
     }
     print(String(format: "QGEMM %@ m %d k %d n %d: %.1f GOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2], gops))
 }
+for shape in options.quantizedDepthwiseShapes {
+    let parts = shape.split(separator: ":")
+    let d = parts.first.map { $0.split(separator: "x").compactMap { Int($0) } } ?? []
+    let k = parts.count > 1 ? Int(parts[1]) : nil, s = parts.count > 2 ? Int(parts[2]) : 1
+    guard d.count == 3, parts.count <= 3, let k, let s,
+          let gops = microbenchmarkSet.measuredQuantizedDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k,
+                                                                  stride: s) else {
+        fail("--qdwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
+    }
+    print(String(format: "QDWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2],
+                 k, k, s, gops))
+}
 let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
-    || !options.quantizedGEMMShapes.isEmpty
+    || !options.quantizedGEMMShapes.isEmpty || !options.quantizedDepthwiseShapes.isEmpty
 if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 if let task = options.throughput {
     Throughput.main(task: task, json: options.json)

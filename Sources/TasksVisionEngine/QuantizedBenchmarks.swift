@@ -31,3 +31,44 @@ extension KernelSet {
         return 2 * Double(m * k * n) / max(best, 1e-12) / 1e9
     }
 }
+
+extension KernelSet {
+    /// The set's int8 depthwise row kernel over one `height` x `width` x `channels` map, a `kernel` x `kernel` filter,
+    /// `stride`, SAME padding, in GOP/s, best of `runs`: `vision-bench --qdwconv`.
+    public func measuredQuantizedDepthwise(height: Int, width: Int, channels: Int, kernel: Int, stride: Int,
+                                           runs: Int = 50) -> Double? {
+        guard height > 0, width > 0, channels > 0, kernel > 0, stride > 0 else { return nil }
+        let kernels = QuantizedMicrokernels(self)
+        let row = kernels.depthwiseRowMul16 ?? kernels.depthwiseRow
+        let v = ConvGeometry.padding(.same, input: height, kernel: kernel, stride: stride, dilation: 1)
+        let h = ConvGeometry.padding(.same, input: width, kernel: kernel, stride: stride, dilation: 1)
+        let taps = kernel * kernel
+        let weights = (0..<(taps * channels)).map { Int8(truncatingIfNeeded: $0 % 251 - 125) }  // no -128
+        let packed = weights.withUnsafeBufferPointer { w in
+            QS8PackedDepthwiseWeights(weights: w.baseAddress!, channels: channels, taps: taps,
+                                      bias: [Int32](repeating: 7, count: channels),
+                                      scales: [Float](repeating: 0.001, count: channels), inputZeroPoint: 3,
+                                      cr: row.cr)
+        }
+        let inBytes = height * width * channels + 64, outBytes = v.out * h.out * channels + 64
+        let input = UnsafeMutablePointer<Int8>.allocate(capacity: inBytes)
+        let output = UnsafeMutablePointer<Int8>.allocate(capacity: outBytes)
+        let zero = UnsafeMutablePointer<Int8>.allocate(capacity: channels + 128)
+        defer { input.deallocate(); output.deallocate(); zero.deallocate() }
+        for i in 0..<inBytes { input[i] = Int8(truncatingIfNeeded: i % 253) }
+        zero.initialize(repeating: 3, count: channels + 128)
+        var best = Double.infinity
+        for _ in 0..<max(runs, 1) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for oy in 0..<v.out {
+                row.run(QS8DepthwiseRowArguments(
+                    input: input, inH: height, inW: width, channels: channels, kH: kernel, kW: kernel,
+                    strideW: stride, dilationH: 1, dilationW: 1, padLeft: h.before, iy0: oy * stride - v.before,
+                    zeroRow: zero, weights: packed, output: output + oy * h.out * channels, outW: h.out,
+                    quantization: QS8Output(zeroPoint: 1, min: -128, max: 127)))
+            }
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return 2 * Double(v.out * h.out * channels * taps) / max(best, 1e-12) / 1e9
+    }
+}

@@ -23,6 +23,11 @@ struct QuantizedMicrokernels {
 
     let gemm: GEMM
     let depthwiseRow: DepthwiseRow
+    /// The depthwise row in 16-bit products, for weights within [-127, 127] (XNNPACK's `mul16_add16`); nil where
+    /// the set has none.
+    let depthwiseRowMul16: DepthwiseRow?
+    /// ADD/SUB and MUL of contiguous runs (`QS8BinaryArguments`).
+    let binary: (QS8BinaryArguments) -> Void
 
     /// `features` decide what the set alone does not: the AVX-512 set multiplies with VNNI where the CPU has it,
     /// else with the AVX2 kernel's `vpmaddwd` (every AVX-512 CPU has AVX2).
@@ -40,6 +45,22 @@ struct QuantizedMicrokernels {
         case .portable:
             let t = TasksVisionKernelsPortable.qs8GEMMTile
             gemm = GEMM(nr: t.nr, kr: t.kr, inputOffset: t.inputOffset, run: TasksVisionKernelsPortable.qs8QC8WGEMM)
+        }
+        switch set {
+        case .avx512: binary = TasksVisionKernelsAVX512.qs8VBinary
+        case .avx2: binary = TasksVisionKernelsAVX2.qs8VBinary
+        case .neon: binary = TasksVisionKernelsNEON.qs8VBinary
+        case .portable: binary = TasksVisionKernelsPortable.qs8VBinary
+        }
+        switch set {
+        case .avx512:
+            depthwiseRowMul16 = DepthwiseRow(cr: TasksVisionKernelsAVX512.qs8DepthwiseMul16Channels,
+                                             run: TasksVisionKernelsAVX512.qs8QC8WDepthwiseRowMul16)
+        case .avx2:
+            depthwiseRowMul16 = DepthwiseRow(cr: TasksVisionKernelsAVX2.qs8DepthwiseMul16Channels,
+                                             run: TasksVisionKernelsAVX2.qs8QC8WDepthwiseRowMul16)
+        case .neon, .portable:
+            depthwiseRowMul16 = nil
         }
         switch set {
         case .avx512:

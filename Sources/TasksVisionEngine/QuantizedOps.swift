@@ -235,18 +235,21 @@ enum QuantizedOps {
         guard weights.count == g.kH * g.kW * g.outC else {
             throw OpRegistry.fail(graph, node, "filter has \(weights.count) values, expected \(g.kH * g.kW * g.outC)")
         }
+        // Sixteen-bit products where two of them always fit (no weight of -128).
+        let multiplier = output[3] / input[3]
+        let row = multiplier == 1 && !weights.contains(-128) ? kernels.depthwiseRowMul16 ?? kernels.depthwiseRow
+                                                             : kernels.depthwiseRow
         let packed = weights.withUnsafeBufferPointer { buffer in
             QS8PackedDepthwiseWeights(weights: buffer.baseAddress!, channels: g.outC, taps: g.kH * g.kW, bias: bias,
-                                      scales: requantization, inputZeroPoint: xq.zeroPoint,
-                                      cr: kernels.depthwiseRow.cr)
+                                      scales: requantization, inputZeroPoint: xq.zeroPoint, cr: row.cr)
         }
-        return QuantizedDepthwiseLayer(geometry: g, multiplier: output[3] / input[3], weights: packed,
+        return QuantizedDepthwiseLayer(geometry: g, multiplier: multiplier, weights: packed,
                                        input: try raw(binder, node, 0).assumingMemoryBound(to: Int8.self),
                                        output: try rawOutput(binder, node).assumingMemoryBound(to: Int8.self),
                                        quantization: QS8Output(zeroPoint: yq.zeroPoint, min: bounds.min,
                                                                max: bounds.max),
                                        inputZeroPoint: Int8(truncatingIfNeeded: xq.zeroPoint),
-                                       row: kernels.depthwiseRow.run)
+                                       row: row.run)
     }
 
     static func buildQuantize(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -289,7 +292,8 @@ enum QuantizedOps {
         return QuantizedBinaryLayer(kind: node.op.name, operation: operation, a: try raw(binder, node, 0),
                                     aShape: pa, aq: aq, b: try raw(binder, node, 1), bShape: pb, bq: bq,
                                     output: try rawOutput(binder, node), outShape: expected, oq: oq,
-                                    bounds: try xnnpackBounds(node, graph, oq))
+                                    bounds: try xnnpackBounds(node, graph, oq),
+                                    kernel: QuantizedMicrokernels(binder.kernels.set).binary)
     }
 
     static func buildPool(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,

@@ -43,3 +43,10 @@ let qs8InputOffset: Int32 = 0
 typealias QDSums = SIMD8<Int32>
 typealias QDFloats = SIMD8<Float>
 typealias QDBytes = SIMD8<Int8>
+typealias SIMDQDUnsigned = SIMD8<UInt8>
+
+/// The 16-bit depthwise template's vectors: 16 channels a block, products in 16-bit lanes (`vpmullw`).
+typealias QMBytes = SIMD16<Int8>
+typealias QMWords = SIMD16<Int16>
+typealias QMHalfWords = SIMD8<Int16>
+@_transparent func qs8WidenToWords(_ b: QMBytes) -> QMWords { widenBytesToWords(b) }

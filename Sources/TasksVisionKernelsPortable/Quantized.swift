@@ -46,3 +46,4 @@ let qs8InputOffset: Int32 = 0
 typealias QDSums = SIMD8<Int32>
 typealias QDFloats = SIMD8<Float>
 typealias QDBytes = SIMD8<Int8>
+typealias SIMDQDUnsigned = SIMD8<UInt8>

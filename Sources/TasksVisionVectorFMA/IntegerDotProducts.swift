@@ -133,3 +133,54 @@ import Swift
 @_transparent public func widenBytes(_ v: SIMD16<Int8>) -> SIMD16<Int32> { SIMD16<Int32>(truncatingIfNeeded: v) }
 @_transparent public func widenBytes(_ v: SIMD8<Int8>) -> SIMD8<Int32> { SIMD8<Int32>(truncatingIfNeeded: v) }
 #endif
+
+#if TASKSVISION_BUILTIN
+/// Each byte zero-extended to 32 bits (`vpmovzxbd`).
+@_transparent public func widenUnsignedBytes(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
+    var r = SIMD16<Int32>()
+    r._storage._value = Builtin.zext_Vec16xInt8_Vec16xInt32(v._storage._value)
+    return r
+}
+@_transparent public func widenUnsignedBytes(_ v: SIMD8<UInt8>) -> SIMD8<Int32> {
+    var r = SIMD8<Int32>()
+    r._storage._value = Builtin.zext_Vec8xInt8_Vec8xInt32(v._storage._value)
+    return r
+}
+#else
+@_transparent public func widenUnsignedBytes(_ v: SIMD16<UInt8>) -> SIMD16<Int32> {
+    SIMD16<Int32>(truncatingIfNeeded: v)
+}
+@_transparent public func widenUnsignedBytes(_ v: SIMD8<UInt8>) -> SIMD8<Int32> { SIMD8<Int32>(truncatingIfNeeded: v) }
+#endif
+
+#if TASKSVISION_BUILTIN
+/// Each byte sign-extended to 16 bits (`vpmovsxbw`).
+@_transparent public func widenBytes(_ v: SIMD32<Int8>) -> SIMD32<Int16> {
+    var r = SIMD32<Int16>()
+    r._storage._value = Builtin.sext_Vec32xInt8_Vec32xInt16(v._storage._value)
+    return r
+}
+@_transparent public func widenBytesToWords(_ v: SIMD16<Int8>) -> SIMD16<Int16> {
+    var r = SIMD16<Int16>()
+    r._storage._value = Builtin.sext_Vec16xInt8_Vec16xInt16(v._storage._value)
+    return r
+}
+/// Each 16-bit lane sign-extended to 32 bits (`vpmovsxwd`).
+@_transparent public func widenWords(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
+    var r = SIMD16<Int32>()
+    r._storage._value = Builtin.sext_Vec16xInt16_Vec16xInt32(v._storage._value)
+    return r
+}
+@_transparent public func widenWords(_ v: SIMD8<Int16>) -> SIMD8<Int32> {
+    var r = SIMD8<Int32>()
+    r._storage._value = Builtin.sext_Vec8xInt16_Vec8xInt32(v._storage._value)
+    return r
+}
+#else
+@_transparent public func widenBytes(_ v: SIMD32<Int8>) -> SIMD32<Int16> { SIMD32<Int16>(truncatingIfNeeded: v) }
+@_transparent public func widenBytesToWords(_ v: SIMD16<Int8>) -> SIMD16<Int16> {
+    SIMD16<Int16>(truncatingIfNeeded: v)
+}
+@_transparent public func widenWords(_ v: SIMD16<Int16>) -> SIMD16<Int32> { SIMD16<Int32>(truncatingIfNeeded: v) }
+@_transparent public func widenWords(_ v: SIMD8<Int16>) -> SIMD8<Int32> { SIMD8<Int32>(truncatingIfNeeded: v) }
+#endif

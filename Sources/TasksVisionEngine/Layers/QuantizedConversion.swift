@@ -50,21 +50,27 @@ final class DequantizeLayer: Layer {
     let count: Int
     let quantization: QuantizedActivation
 
+    /// Every byte's value (the conversion is a function of one byte).
+    let table: [Float]
+
     init(input: UnsafeRawPointer, output: UnsafeMutablePointer<Float>, count: Int, quantization: QuantizedActivation) {
         self.input = input; self.output = output; self.count = count; self.quantization = quantization
+        table = (0..<256).map { byte in
+            let q = quantization.type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
+            return Float(q - quantization.zeroPoint) * quantization.scale
+        }
     }
 
     var flops: Double { Double(count) }
     var parallelWork: Double { flops * memoryBoundWorkFactor }
 
     func run(_ context: RunContext) {
-        let scale = quantization.scale, zp = quantization.zeroPoint
-        if quantization.type == .int8 {
-            let x = input.assumingMemoryBound(to: Int8.self)
-            for i in 0..<count { output[i] = Float(Int32(x[i]) - zp) * scale }
-        } else {
-            let x = input.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<count { output[i] = Float(Int32(x[i]) - zp) * scale }
+        let x = input.assumingMemoryBound(to: UInt8.self)
+        let chunk = 65536, chunks = (count + chunk - 1) / chunk
+        table.withUnsafeBufferPointer { t in
+            parallelFor(chunks, context: context) { item, _ in
+                for i in (item * chunk)..<min(count, (item + 1) * chunk) { output[i] = t[Int(x[i])] }
+            }
         }
     }
 }

@@ -77,19 +77,39 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 
     /// The windows of output pixels first..<first + rows, one row of `weights.k` bytes each (tap by tap, channels
-    /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding.
+    /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding. A window
+    /// inside the image (no dilation) copies each kernel row's `kW * inC` contiguous bytes eight at a time.
     private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
-        let k = weights.k, c = g.inC
+        let k = weights.k, c = g.inC, span = g.kW * c
+        let raw = UnsafeRawPointer(input)
         for r in 0..<rows {
             let pixel = first + r
             let n = pixel / (g.outH * g.outW), rest = pixel % (g.outH * g.outW)
             let oy = rest / g.outW, ox = rest % g.outW
             let row = rowsOut + r * k
+            let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
+            if g.dilationH == 1 && g.dilationW == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH && ix0 >= 0
+                && ix0 + g.kW <= g.inW {
+                let out = UnsafeMutableRawPointer(row)
+                for ky in 0..<g.kH {
+                    let source = ((n * g.inH + iy0 + ky) * g.inW + ix0) * c, target = ky * span
+                    var j = 0
+                    // Whole 8-byte words (the input's arena slack covers a word past its end), then bytes.
+                    while j + 8 <= span {
+                        out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source + j, as: UInt64.self),
+                                       toByteOffset: target + j, as: UInt64.self)
+                        j += 8
+                    }
+                    while j < span { row[target + j] = input[source + j]; j += 1 }
+                }
+                if g.kH * span < k { (row + g.kH * span).update(repeating: inputZeroPoint, count: k - g.kH * span) }
+                continue
+            }
             var offset = 0
             for ky in 0..<g.kH {
-                let iy = oy * g.strideH - g.padTop + ky * g.dilationH
+                let iy = iy0 + ky * g.dilationH
                 for kx in 0..<g.kW {
-                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
+                    let ix = ix0 + kx * g.dilationW
                     if iy >= 0 && iy < g.inH && ix >= 0 && ix < g.inW {
                         (row + offset).update(from: input + ((n * g.inH + iy) * g.inW + ix) * c, count: c)
                     } else {

@@ -36,6 +36,30 @@ final class QuantizedPoolingLayer: Layer {
 
     private func run<T: FixedWidthInteger>(_ x: UnsafePointer<T>, _ y: UnsafeMutablePointer<T>, _ context: RunContext) {
         let c = g.inC
+        if function == .max {
+            // Channel runs, tap by tap into the output (loops LLVM vectorizes), then the clamp.
+            parallelFor(g.batch * g.outH, context: context) { item, _ in
+                let n = item / g.outH, oy = item % g.outH
+                let iy0 = oy * g.strideH - g.padTop
+                let kyLo = max(0, -iy0), kyHi = min(g.kH, g.inH - iy0)
+                let image = x + n * g.inH * g.inW * c
+                let low = T(truncatingIfNeeded: lo), high = T(truncatingIfNeeded: hi)
+                for ox in 0..<g.outW {
+                    let ix0 = ox * g.strideW - g.padLeft
+                    let kxLo = max(0, -ix0), kxHi = min(g.kW, g.inW - ix0)
+                    let out = y + ((n * g.outH + oy) * g.outW + ox) * c
+                    out.update(repeating: T.min, count: c)
+                    for ky in kyLo..<max(kyLo, kyHi) {
+                        for kx in kxLo..<max(kxLo, kxHi) {
+                            let tap = image + ((iy0 + ky) * g.inW + ix0 + kx) * c
+                            for ch in 0..<c { out[ch] = tap[ch] > out[ch] ? tap[ch] : out[ch] }
+                        }
+                    }
+                    for ch in 0..<c { out[ch] = out[ch] < low ? low : (out[ch] > high ? high : out[ch]) }
+                }
+            }
+            return
+        }
         parallelFor(g.batch * g.outH, context: context) { item, _ in
             let n = item / g.outH, oy = item % g.outH
             let iy0 = oy * g.strideH - g.padTop
