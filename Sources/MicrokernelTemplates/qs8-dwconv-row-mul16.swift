@@ -41,7 +41,7 @@ public func qs8QC8WDepthwiseRowMul16(_ p: QS8DepthwiseRowArguments) {
     let x0 = bases[0], x1 = bases[pixels > 1 ? 1 : 0], x2 = bases[pixels > 2 ? 2 : 0], x3 = bases[pixels > 3 ? 3 : 0]
     let o0 = tables[0], o1 = tables[pixels > 1 ? 1 : 0], o2 = tables[pixels > 2 ? 2 : 0]
     let o3 = tables[pixels > 3 ? 3 : 0]
-    for block in 0..<w.blocks {
+    for block in p.firstBlock..<minInt(p.endBlock, w.blocks) {
         let c0 = block &* cr, count = minInt(cr, c &- c0)
         let bias = UnsafeRawPointer(w.bias(block))
         let b0 = bias.loadUnaligned(as: QDSums.self)

@@ -189,6 +189,9 @@ public struct QS8DepthwiseRowArguments {
     public var output: UnsafeMutablePointer<Int8>
     public var outW: Int
     public var quantization: QS8Output
+    /// The blocks of channels to compute (all of them by default): a row split between threads.
+    public var firstBlock = 0
+    public var endBlock = Int.max
 
     public init(input: UnsafePointer<Int8>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
                 dilationH: Int, dilationW: Int, padLeft: Int, iy0: Int, zeroRow: UnsafePointer<Int8>,

@@ -52,12 +52,19 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
 
     func run(_ context: RunContext) {
         let pixels = g.batch * g.outH * g.outW
-        let tiles = (pixels + Self.tileRows - 1) / Self.tileRows
-        // One row (a fully connected layer over one vector): its column blocks are the work to split.
-        let columnSplit = tiles < context.threads ? min(weights.blocks, context.threads) : 1
+        // Items of up to 32 rows; with several threads, enough of them (`itemsPerThread` each) that none waits long
+        // for the last: fewer rows an item (a multiple of 8, the tiles' height), then column blocks split too.
+        var rowsPerItem = Self.tileRows, columnSplit = 1
+        if context.threads > 1 {
+            let wanted = context.threads * itemsPerThread
+            while rowsPerItem > 8 && (pixels + rowsPerItem - 1) / rowsPerItem < wanted { rowsPerItem /= 2 }
+            let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
+            if tiles < wanted { columnSplit = min(weights.blocks, (wanted + tiles - 1) / tiles) }
+        }
+        let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
         parallelFor(tiles * columnSplit, context: context) { item, worker in
             let tile = item / columnSplit, part = item % columnSplit
-            let first = tile * Self.tileRows, rows = min(Self.tileRows, pixels - first)
+            let first = tile * rowsPerItem, rows = min(rowsPerItem, pixels - first)
             let blocks = weights.blocks
             let firstBlock = blocks * part / columnSplit, endBlock = blocks * (part + 1) / columnSplit
             let a: UnsafePointer<Int8>, lda: Int
@@ -82,10 +89,17 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
         let k = weights.k, c = g.inC, span = g.kW * c
         let raw = UnsafeRawPointer(input)
+        // The first pixel's coordinates by division, the others by counting (a division per pixel cost more than
+        // the copy on the 3-channel first layers).
+        var n = first / (g.outH * g.outW), oy = (first % (g.outH * g.outW)) / g.outW, ox = first % g.outW
         for r in 0..<rows {
-            let pixel = first + r
-            let n = pixel / (g.outH * g.outW), rest = pixel % (g.outH * g.outW)
-            let oy = rest / g.outW, ox = rest % g.outW
+            defer {
+                ox += 1
+                if ox == g.outW {
+                    ox = 0; oy += 1
+                    if oy == g.outH { oy = 0; n += 1 }
+                }
+            }
             let row = rowsOut + r * k
             let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
             if g.dilationH == 1 && g.dilationW == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH && ix0 >= 0
@@ -161,14 +175,21 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
     var packedWeightBytes: Int { weights.byteCount }
 
     func run(_ context: RunContext) {
-        parallelFor(g.batch * g.outH, context: context) { item, _ in
-            let n = item / g.outH, oy = item % g.outH
-            let arguments = QS8DepthwiseRowArguments(
+        // Rows, and with several threads blocks of channels too when the rows are few (7x7 and 14x14 maps).
+        let rows = g.batch * g.outH
+        let wanted = context.threads > 1 ? context.threads * itemsPerThread : 1
+        let split = multiplier == 1 && rows < wanted ? min(weights.blocks, (wanted + rows - 1) / rows) : 1
+        parallelFor(rows * split, context: context) { item, _ in
+            let row = item / split, part = item % split
+            let n = row / g.outH, oy = row % g.outH
+            var arguments = QS8DepthwiseRowArguments(
                 input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC, kH: g.kH, kW: g.kW,
                 strideW: g.strideW, dilationH: g.dilationH, dilationW: g.dilationW, padLeft: g.padLeft,
                 iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: weights,
                 output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization)
-            if multiplier == 1 { row(arguments) } else { multipliedRow(arguments) }
+            arguments.firstBlock = weights.blocks * part / split
+            arguments.endBlock = weights.blocks * (part + 1) / split
+            if multiplier == 1 { self.row(arguments) } else { multipliedRow(arguments) }
         }
     }
 
