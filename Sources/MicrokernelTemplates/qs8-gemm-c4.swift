@@ -44,9 +44,60 @@ public func qs8QC8WGEMM(_ p: QS8GEMMArguments) {
 @inline(never) func qs8Tiles7(_ p: QS8GEMMArguments, _ r0: Int) { qs8Tile(p, r0, minInt(7, qs8TileRows)) }
 @inline(never) func qs8Tiles8(_ p: QS8GEMMArguments, _ r0: Int) { qs8Tile(p, r0, minInt(8, qs8TileRows)) }
 
-/// `mr` rows (a constant at each call) from row `r0`, across the argument's column blocks.
+/// `mr` rows (a constant at each call) from row `r0`, across the argument's column blocks. A last block of at most
+/// one vector of columns (N = 16, 40, 80, 112 on 32-column blocks) computes that vector alone (`qs8HalfBlock`): its
+/// other vector is padding, which XNNPACK's 16-column tiles do not compute either.
 @_transparent func qs8Tile(_ p: QS8GEMMArguments, _ r0: Int, _ mr: Int) {
-    let nv = qs8TileVectors, V = qs8VectorColumns, nr = nv &* V
+    let nr = qs8TileVectors &* qs8VectorColumns
+    let half = qs8TileVectors > 1 && p.endBlock > p.firstBlock
+        && p.weights.n &- (p.endBlock &- 1) &* nr <= qs8VectorColumns
+    qs8Blocks(p, r0, mr, p.firstBlock, half ? p.endBlock &- 1 : p.endBlock, qs8TileVectors)
+    if half { qs8HalfBlock(p, r0, mr) }
+}
+
+/// The last block's one vector of columns, for `mr` rows (in functions of their own: a second copy of the loop in
+/// the same function made the optimizer stop inlining the loads).
+@inline(never) func qs8HalfBlock(_ p: QS8GEMMArguments, _ r0: Int, _ mr: Int) {
+    switch mr {
+    case 1: qs8HalfBlock1(p, r0)
+    case 2: qs8HalfBlock2(p, r0)
+    case 3: qs8HalfBlock3(p, r0)
+    case 4: qs8HalfBlock4(p, r0)
+    case 5: qs8HalfBlock5(p, r0)
+    case 6: qs8HalfBlock6(p, r0)
+    case 7: qs8HalfBlock7(p, r0)
+    default: qs8HalfBlock8(p, r0)
+    }
+}
+
+@inline(never) func qs8HalfBlock1(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(1, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock2(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(2, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock3(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(3, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock4(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(4, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock5(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(5, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock6(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(6, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock7(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(7, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+@inline(never) func qs8HalfBlock8(_ p: QS8GEMMArguments, _ r0: Int) {
+    qs8Blocks(p, r0, minInt(8, qs8TileRows), p.endBlock &- 1, p.endBlock, 1)
+}
+
+/// Blocks `first..<end` of columns, `nv` vectors of each (constants at each call).
+@_transparent func qs8Blocks(_ p: QS8GEMMArguments, _ r0: Int, _ mr: Int, _ first: Int, _ end: Int, _ nv: Int) {
+    let V = qs8VectorColumns, nr = qs8TileVectors &* V
     let w = p.weights, groups = p.k / 4
     let a0 = p.a + r0 &* p.lda
     let a1 = mr > 1 ? a0 + p.lda : a0
@@ -59,7 +110,7 @@ public func qs8QC8WGEMM(_ p: QS8GEMMArguments) {
     let q = p.output
     let lo = QFloats(repeating: Float(q.min &- q.zeroPoint)), hi = QFloats(repeating: Float(q.max &- q.zeroPoint))
     let zp = QSums(repeating: q.zeroPoint)
-    for block in p.firstBlock..<p.endBlock {
+    for block in first..<end {
         let bias = UnsafeRawPointer(w.bias(block))
         let b0 = qs8Begin(bias.loadUnaligned(as: QSums.self))
         let b1 = nv > 1 ? qs8Begin(bias.loadUnaligned(fromByteOffset: V &* 4, as: QSums.self)) : b0

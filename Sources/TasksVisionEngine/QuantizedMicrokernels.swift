@@ -28,6 +28,8 @@ struct QuantizedMicrokernels {
     let depthwiseRowMul16: DepthwiseRow?
     /// ADD/SUB and MUL of contiguous runs (`QS8BinaryArguments`).
     let binary: (QS8BinaryArguments) -> Void
+    /// DEQUANTIZE of contiguous bytes (`qs8F32VCvt`: input, output, count, unsigned, zero point, scale).
+    let dequantize: (UnsafeRawPointer, UnsafeMutablePointer<Float>, Int, Bool, Int32, Float) -> Void
 
     /// `features` decide what the set alone does not: the AVX-512 set multiplies with VNNI where the CPU has it,
     /// else with the AVX2 kernel's `vpmaddwd` (every AVX-512 CPU has AVX2).
@@ -51,6 +53,16 @@ struct QuantizedMicrokernels {
         case .avx2: binary = TasksVisionKernelsAVX2.qs8VBinary
         case .neon: binary = TasksVisionKernelsNEON.qs8VBinary
         case .portable: binary = TasksVisionKernelsPortable.qs8VBinary
+        }
+        switch set {
+        case .avx512: dequantize = { TasksVisionKernelsAVX512.qs8F32VCvt($0, $1, count: $2, unsigned: $3,
+                                                                         zeroPoint: $4, scale: $5) }
+        case .avx2: dequantize = { TasksVisionKernelsAVX2.qs8F32VCvt($0, $1, count: $2, unsigned: $3, zeroPoint: $4,
+                                                                     scale: $5) }
+        case .neon: dequantize = { TasksVisionKernelsNEON.qs8F32VCvt($0, $1, count: $2, unsigned: $3, zeroPoint: $4,
+                                                                     scale: $5) }
+        case .portable: dequantize = { TasksVisionKernelsPortable.qs8F32VCvt($0, $1, count: $2, unsigned: $3,
+                                                                             zeroPoint: $4, scale: $5) }
         }
         switch set {
         case .avx512:

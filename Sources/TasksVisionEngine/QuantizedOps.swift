@@ -79,7 +79,8 @@ enum QuantizedOps {
         case .dequantize:
             return DequantizeLayer(input: try raw(binder, node, 0), output: try binder.output(node),
                                    count: graph.tensors[node.outputs[0]].elementCount,
-                                   quantization: try QuantizedWeights.activation(graph, node.inputs[0]))
+                                   quantization: try QuantizedWeights.activation(graph, node.inputs[0]),
+                                   kernel: QuantizedMicrokernels(binder.kernels.set).dequantize)
         case .add: return try buildBinary(node, graph, binder, .add)
         case .sub: return try buildBinary(node, graph, binder, .sub)
         case .mul: return try buildBinary(node, graph, binder, .mul)

@@ -246,4 +246,42 @@ final class QuantizedKernelTests: XCTestCase {
             }
         }
     }
+
+    /// DEQUANTIZE's vector kernels give the scalar formula's floats, bit for bit, vector lanes and tail.
+    func testDequantizeKernelsAgainstTheScalarFormula() throws {
+        typealias Kernel = (UnsafeRawPointer, UnsafeMutablePointer<Float>, Int, Bool, Int32, Float) -> Void
+        var kernels: [(String, Kernel)] = [
+            ("portable", { TasksVisionKernelsPortable.qs8F32VCvt($0, $1, count: $2, unsigned: $3, zeroPoint: $4,
+                                                                 scale: $5) }),
+            ("neon", { TasksVisionKernelsNEON.qs8F32VCvt($0, $1, count: $2, unsigned: $3, zeroPoint: $4, scale: $5) }),
+        ]
+        if KernelSet.avx2.isSupported() {
+            kernels.append(("avx2", { TasksVisionKernelsAVX2.qs8F32VCvt($0, $1, count: $2, unsigned: $3,
+                                                                        zeroPoint: $4, scale: $5) }))
+        }
+        if KernelSet.avx512.isSupported() {
+            kernels.append(("avx512", { TasksVisionKernelsAVX512.qs8F32VCvt($0, $1, count: $2, unsigned: $3,
+                                                                            zeroPoint: $4, scale: $5) }))
+        }
+        // Every byte, then a tail that no vector width divides.
+        let bytes = (0..<256 + 37).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        for unsigned in [false, true] {
+            for (zeroPoint, scale) in [(Int32(unsigned ? 0 : -128), Float(0.0039215689)), (unsigned ? 255 : 127, 3.7e-5),
+                                       (unsigned ? 131 : 5, 0.1)] {
+                for (name, kernel) in kernels {
+                    var out = [Float](repeating: -1, count: bytes.count + 16)
+                    bytes.withUnsafeBytes { x in
+                        out.withUnsafeMutableBufferPointer { kernel(x.baseAddress!, $0.baseAddress!, bytes.count,
+                                                                    unsigned, zeroPoint, scale) }
+                    }
+                    for (i, b) in bytes.enumerated() {
+                        let q = unsigned ? Int32(b) : Int32(Int8(bitPattern: b))
+                        XCTAssertEqual(out[i].bitPattern, (Float(q - zeroPoint) * scale).bitPattern,
+                                       "\(name) unsigned \(unsigned) zero point \(zeroPoint) element \(i)")
+                    }
+                    XCTAssertTrue(out[bytes.count...].allSatisfy { $0 == -1 }, "\(name): wrote past the output")
+                }
+            }
+        }
+    }
 }

@@ -142,15 +142,17 @@ final class QuantizedModelErrorTests: XCTestCase {
                                        y: Self.int8("y", [1, 4], scale: 1 / 256, zeroPoint: -128))
             XCTAssertThrowsError(try Interpreter(model: model)) { error in
                 XCTAssertEqual(error as? EngineError, .invalidQuantization(model: "bad.tflite", tensor: "logits",
-                                                                          reason: expected))
-                XCTAssertEqual("\(error)", "bad.tflite: tensor 'logits' has invalid quantization: \(expected)")
+                                                                          reason: expected,
+                                                                          op: "operator 0 (LOGISTIC)"))
+                XCTAssertEqual("\(error)", "bad.tflite: operator 0 (LOGISTIC): tensor 'logits' has invalid "
+                               + "quantization: \(expected)")
             }
         }
         // uint8: its own range.
         let model = try Self.model(.logistic, x: Self.int8("x", [1, 4], zeroPoint: 256, type: .uint8),
                                    y: Self.int8("y", [1, 4], scale: 1 / 256, type: .uint8))
-        XCTAssertEqual(message(model), "bad.tflite: tensor 'x' has invalid quantization: zero point 256 outside the "
-                       + "uint8 range 0...255")
+        XCTAssertEqual(message(model), "bad.tflite: operator 0 (LOGISTIC): tensor 'x' has invalid quantization: zero "
+                       + "point 256 outside the uint8 range 0...255")
         // Per-channel weight scales that do not match the output channels.
         let w = TFLiteModelWriter.Tensor(name: "filter", shape: [3, 1, 1, 2], type: .int8,
                                          data: [UInt8](repeating: 1, count: 6),
@@ -158,13 +160,13 @@ final class QuantizedModelErrorTests: XCTestCase {
         let b = TFLiteModelWriter.Tensor(name: "bias", shape: [3], type: .int32, data: [UInt8](repeating: 0, count: 12))
         let conv = try Self.model(.conv2D, x: Self.int8("x", [1, 2, 2, 2]), y: Self.int8("y", [1, 2, 2, 3]),
                                   constants: [w, b], options: .conv2D(.init(padding: .valid, strideW: 1, strideH: 1)))
-        XCTAssertEqual(message(conv), "bad.tflite: tensor 'filter' has invalid quantization: 2 scales along dimension "
-                       + "0 of [3, 1, 1, 2]; expected 3 along dimension 0")
+        XCTAssertEqual(message(conv), "bad.tflite: operator 0 (CONV_2D): tensor 'filter' has invalid quantization: 2 "
+                       + "scales along dimension 0 of [3, 1, 1, 2]; expected 3 along dimension 0")
         // An int8 activation without quantization parameters.
         let plain = try Self.model(.logistic, x: .init(name: "x", shape: [1, 4], type: .int8),
                                    y: Self.int8("y", [1, 4], scale: 1 / 256, zeroPoint: -128))
-        XCTAssertEqual(message(plain), "bad.tflite: tensor 'x' has invalid quantization: int8 without a scale and zero "
-                       + "point")
+        XCTAssertEqual(message(plain), "bad.tflite: operator 0 (LOGISTIC): tensor 'x' has invalid quantization: int8 "
+                       + "without a scale and zero point")
     }
 
     /// The float calls refuse a quantized input or output by name; the byte calls check their sizes.

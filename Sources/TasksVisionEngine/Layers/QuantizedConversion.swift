@@ -42,35 +42,32 @@ final class QuantizeLayer: Layer {
     }
 }
 
-/// DEQUANTIZE to float32 as XNNPACK's `qs8-f32-vcvt` / `qu8-f32-vcvt`: `Float(q - zeroPoint) * scale`, one rounding.
+/// DEQUANTIZE to float32 as XNNPACK's `qs8-f32-vcvt` / `qu8-f32-vcvt`: `Float(q - zeroPoint) * scale`, one rounding,
+/// on the kernel set's vectors (`QuantizedMicrokernels.dequantize`), in chunks split between threads.
 final class DequantizeLayer: Layer {
     let kind = "DEQUANTIZE"
     let input: UnsafeRawPointer
     let output: UnsafeMutablePointer<Float>
     let count: Int
     let quantization: QuantizedActivation
+    let kernel: (UnsafeRawPointer, UnsafeMutablePointer<Float>, Int, Bool, Int32, Float) -> Void
 
-    /// Every byte's value (the conversion is a function of one byte).
-    let table: [Float]
-
-    init(input: UnsafeRawPointer, output: UnsafeMutablePointer<Float>, count: Int, quantization: QuantizedActivation) {
+    init(input: UnsafeRawPointer, output: UnsafeMutablePointer<Float>, count: Int, quantization: QuantizedActivation,
+         kernel: @escaping (UnsafeRawPointer, UnsafeMutablePointer<Float>, Int, Bool, Int32, Float) -> Void) {
         self.input = input; self.output = output; self.count = count; self.quantization = quantization
-        table = (0..<256).map { byte in
-            let q = quantization.type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
-            return Float(q - quantization.zeroPoint) * quantization.scale
-        }
+        self.kernel = kernel
     }
 
     var flops: Double { Double(count) }
     var parallelWork: Double { flops * memoryBoundWorkFactor }
 
     func run(_ context: RunContext) {
-        let x = input.assumingMemoryBound(to: UInt8.self)
         let chunk = 65536, chunks = (count + chunk - 1) / chunk
-        table.withUnsafeBufferPointer { t in
-            parallelFor(chunks, context: context) { item, _ in
-                for i in (item * chunk)..<min(count, (item + 1) * chunk) { output[i] = t[Int(x[i])] }
-            }
+        let unsigned = quantization.type == .uint8
+        parallelFor(chunks, context: context) { item, _ in
+            let first = item * chunk
+            kernel(input + first, output + first, min(chunk, count - first), unsigned, quantization.zeroPoint,
+                   quantization.scale)
         }
     }
 }
@@ -98,6 +95,8 @@ final class RequantizeLayer: Layer {
     private var tailTable = [UInt8](repeating: 0, count: 256)
     /// Values converted by the first table.
     let vectorCount: Int
+    /// 0x80 when both tables map every byte to itself with the top bit flipped (0 when they are the identity).
+    private(set) var byteFlip: UInt8?
 
     init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, count: Int, from: QuantizedActivation,
          to: QuantizedActivation) {
@@ -111,6 +110,11 @@ final class RequantizeLayer: Layer {
             let q = from.type == .int8 ? Int32(Int8(truncatingIfNeeded: byte)) : Int32(byte)
             table[byte] = UInt8(truncatingIfNeeded: convert(q, vectorLane: true))
             tailTable[byte] = UInt8(truncatingIfNeeded: convert(q, vectorLane: false))
+        }
+        for flip: UInt8 in [0, 0x80] where (0..<256).allSatisfy({
+            table[$0] == UInt8($0) ^ flip && tailTable[$0] == UInt8($0) ^ flip
+        }) {
+            byteFlip = flip
         }
     }
 
@@ -139,6 +143,20 @@ final class RequantizeLayer: Layer {
 
     func run(_ context: RunContext) {
         let x = input.assumingMemoryBound(to: UInt8.self), y = output.assumingMemoryBound(to: UInt8.self)
+        if let flip = byteFlip {
+            // Every byte's output is the byte with its top bit flipped (uint8 <-> int8 at one scale, zero points
+            // 128 apart: a model's uint8 input): eight bytes at a time.
+            let raw = UnsafeRawPointer(x), out = UnsafeMutableRawPointer(y)
+            let mask = UInt64(flip) &* 0x0101_0101_0101_0101
+            var i = 0
+            while i + 8 <= count {
+                out.storeBytes(of: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ mask, toByteOffset: i,
+                               as: UInt64.self)
+                i += 8
+            }
+            while i < count { y[i] = x[i] ^ flip; i += 1 }
+            return
+        }
         table.withUnsafeBufferPointer { t in
             for i in 0..<vectorCount { y[i] = t[Int(x[i])] }
         }

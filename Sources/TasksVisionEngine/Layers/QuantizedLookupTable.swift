@@ -25,8 +25,11 @@ final class QuantizedLookupTableLayer: Layer {
     var parallelWork: Double { flops * memoryBoundWorkFactor }
 
     func run(_ context: RunContext) {
+        let chunk = 65536, chunks = (count + chunk - 1) / chunk
         table.withUnsafeBufferPointer { t in
-            for i in 0..<count { output[i] = t[Int(input[i])] }
+            parallelFor(chunks, context: context) { item, _ in
+                for i in (item * chunk)..<min(count, (item + 1) * chunk) { output[i] = t[Int(input[i])] }
+            }
         }
     }
 
