@@ -30,6 +30,9 @@ struct QuantizedMicrokernels {
     let binary: (QS8BinaryArguments) -> Void
     /// DEQUANTIZE of contiguous bytes (`qs8F32VCvt`: input, output, count, unsigned, zero point, scale).
     let dequantize: (UnsafeRawPointer, UnsafeMutablePointer<Float>, Int, Bool, Int32, Float) -> Void
+    /// A 256-entry byte table over contiguous bytes (`x8LUT`: input, output, count, table); nil where the set has
+    /// no byte shuffle (a scalar loop then).
+    let lookup: ((UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int, UnsafePointer<UInt8>) -> Void)?
 
     /// `features` decide what the set alone does not: the AVX-512 set multiplies with VNNI where the CPU has it,
     /// else with the AVX2 kernel's `vpmaddwd` (every AVX-512 CPU has AVX2).
@@ -63,6 +66,11 @@ struct QuantizedMicrokernels {
                                                                      scale: $5) }
         case .portable: dequantize = { TasksVisionKernelsPortable.qs8F32VCvt($0, $1, count: $2, unsigned: $3,
                                                                              zeroPoint: $4, scale: $5) }
+        }
+        switch set {
+        case .avx512: lookup = { TasksVisionKernelsAVX512.x8LUT($0, $1, count: $2, table: $3) }
+        case .avx2: lookup = { TasksVisionKernelsAVX2.x8LUT($0, $1, count: $2, table: $3) }
+        case .neon, .portable: lookup = nil
         }
         switch set {
         case .avx512:

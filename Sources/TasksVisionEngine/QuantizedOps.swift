@@ -352,7 +352,8 @@ enum QuantizedOps {
             throw EngineError.unsupportedOperator(model: graph.modelName, operatorIndex: node.index, op: node.op.name)
         }
         return QuantizedLookupTableLayer(kind: node.op.name, input: try raw(binder, node, 0),
-                                         output: try rawOutput(binder, node), count: count, table: table)
+                                         output: try rawOutput(binder, node), count: count, table: table,
+                                         kernel: QuantizedMicrokernels(binder.kernels.set).lookup)
     }
 
     static func buildMean(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {

@@ -50,3 +50,7 @@ typealias QMBytes = SIMD16<Int8>
 typealias QMWords = SIMD16<Int16>
 typealias QMHalfWords = SIMD8<Int16>
 @_transparent func qs8WidenToWords(_ b: QMBytes) -> QMWords { widenBytesToWords(b) }
+
+/// The table lookup's vectors (`x8-lut`): 32 bytes, AVX2's `vpshufb`.
+typealias LUTBytes = SIMD32<UInt8>
+typealias LUTIndices = SIMD32<Int8>

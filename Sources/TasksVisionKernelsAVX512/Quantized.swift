@@ -13,3 +13,7 @@ typealias QMBytes = SIMD32<Int8>
 typealias QMWords = SIMD32<Int16>
 typealias QMHalfWords = SIMD16<Int16>
 @_transparent func qs8WidenToWords(_ b: QMBytes) -> QMWords { widenBytes(b) }
+
+/// The table lookup's vectors (`x8-lut`): 64 bytes, `vpshufb` on AVX-512 BW.
+typealias LUTBytes = SIMD64<UInt8>
+typealias LUTIndices = SIMD64<Int8>

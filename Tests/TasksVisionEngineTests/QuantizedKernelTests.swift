@@ -266,8 +266,8 @@ final class QuantizedKernelTests: XCTestCase {
         // Every byte, then a tail that no vector width divides.
         let bytes = (0..<256 + 37).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
         for unsigned in [false, true] {
-            for (zeroPoint, scale) in [(Int32(unsigned ? 0 : -128), Float(0.0039215689)), (unsigned ? 255 : 127, 3.7e-5),
-                                       (unsigned ? 131 : 5, 0.1)] {
+            for (zeroPoint, scale) in [(Int32(unsigned ? 0 : -128), Float(0.0039215689)),
+                                       (unsigned ? 255 : 127, 3.7e-5), (unsigned ? 131 : 5, 0.1)] {
                 for (name, kernel) in kernels {
                     var out = [Float](repeating: -1, count: bytes.count + 16)
                     bytes.withUnsafeBytes { x in
@@ -280,6 +280,41 @@ final class QuantizedKernelTests: XCTestCase {
                                        "\(name) unsigned \(unsigned) zero point \(zeroPoint) element \(i)")
                     }
                     XCTAssertTrue(out[bytes.count...].allSatisfy { $0 == -1 }, "\(name): wrote past the output")
+                }
+            }
+        }
+    }
+
+    /// The vector table lookups (`vpshufb` over 16 folded rows) give the table's entry for every byte, in the vectors
+    /// and in the tail, on random tables and on the identity.
+    func testLookupKernelsAgainstTheTable() throws {
+        typealias Kernel = (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int, UnsafePointer<UInt8>) -> Void
+        var kernels: [(String, Kernel)] = []
+        if KernelSet.avx2.isSupported() {
+            kernels.append(("avx2", { TasksVisionKernelsAVX2.x8LUT($0, $1, count: $2, table: $3) }))
+        }
+        if KernelSet.avx512.isSupported() {
+            kernels.append(("avx512", { TasksVisionKernelsAVX512.x8LUT($0, $1, count: $2, table: $3) }))
+        }
+        guard !kernels.isEmpty else { throw XCTSkip("no vector lookup on this CPU") }
+        var rng = Random(state: 11)
+        let input = (0..<(3 * 256 + 45)).map {
+            $0 < 512 ? UInt8(truncatingIfNeeded: $0 &* 151) : UInt8(rng.int(0...255))
+        }
+        for trial in 0..<4 {
+            let table = trial == 0 ? (0..<256).map { UInt8($0) } : (0..<256).map { _ in UInt8(rng.int(0...255)) }
+            for (name, kernel) in kernels {
+                for count in [input.count, 64, 31, 1] {
+                    var out = [UInt8](repeating: 0xA5, count: count + 64)
+                    input.withUnsafeBufferPointer { x in
+                        table.withUnsafeBufferPointer { t in
+                            out.withUnsafeMutableBufferPointer { kernel(x.baseAddress!, $0.baseAddress!, count,
+                                                                        t.baseAddress!) }
+                        }
+                    }
+                    let expected = input[..<count].map { table[Int($0)] }
+                    XCTAssertEqual(Array(out[..<count]), expected, "\(name) table \(trial) count \(count)")
+                    XCTAssertTrue(out[count...].allSatisfy { $0 == 0xA5 }, "\(name): wrote past the output")
                 }
             }
         }

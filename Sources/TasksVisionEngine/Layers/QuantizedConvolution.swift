@@ -47,7 +47,7 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2 * Double(g.batch * g.outH * g.outW) * Double(g.outC) * Double(windowBytes) }
-    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 3) / 4 }
+    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 16 + 3) / 4 }
     var packedWeightBytes: Int { weights.byteCount }
 
     func run(_ context: RunContext) {
@@ -85,13 +85,16 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
 
     /// The windows of output pixels first..<first + rows, one row of `weights.k` bytes each (tap by tap, channels
     /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding. A window
-    /// inside the image (no dilation) copies each kernel row's `kW * inC` contiguous bytes eight at a time.
+    /// inside the image (no dilation) copies each kernel row's `kW * inC` contiguous bytes in 8-byte words.
     private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
         let k = weights.k, c = g.inC, span = g.kW * c
         let raw = UnsafeRawPointer(input)
         // The first pixel's coordinates by division, the others by counting (a division per pixel cost more than
         // the copy on the 3-channel first layers).
         var n = first / (g.outH * g.outW), oy = (first % (g.outH * g.outW)) / g.outW, ox = first % g.outW
+        let plain = g.dilationH == 1 && g.dilationW == 1, kH = g.kH, kW = g.kW, inH = g.inH, inW = g.inW
+        let rowBytes = inW * c, words = (span + 7) / 8
+        let zeroPointWord = UInt32(UInt8(bitPattern: inputZeroPoint)) &* 0x0101_0101
         for r in 0..<rows {
             defer {
                 ox += 1
@@ -102,21 +105,30 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
             }
             let row = rowsOut + r * k
             let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
-            if g.dilationH == 1 && g.dilationW == 1 && iy0 >= 0 && iy0 + g.kH <= g.inH && ix0 >= 0
-                && ix0 + g.kW <= g.inW {
+            if plain && iy0 >= 0 && iy0 &+ kH <= inH && ix0 >= 0 && ix0 &+ kW <= inW {
+                // Whole 8-byte words of each kernel row, the last one running past the span (into the next kernel
+                // row's place, written next, or the padding, written after; the input's arena slack and the
+                // scratch's 16 spare bytes cover a word past their ends).
                 let out = UnsafeMutableRawPointer(row)
-                for ky in 0..<g.kH {
-                    let source = ((n * g.inH + iy0 + ky) * g.inW + ix0) * c, target = ky * span
-                    var j = 0
-                    // Whole 8-byte words (the input's arena slack covers a word past its end), then bytes.
-                    while j + 8 <= span {
-                        out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source + j, as: UInt64.self),
-                                       toByteOffset: target + j, as: UInt64.self)
-                        j += 8
+                let base = ((n &* inH &+ iy0) &* inW &+ ix0) &* c
+                for ky in 0..<kH {
+                    let source = base &+ ky &* rowBytes, target = ky &* span
+                    // Spans of up to 16 bytes (3x3 windows of 3 to 5 channels) without an inner loop.
+                    let first = raw.loadUnaligned(fromByteOffset: source, as: UInt64.self)
+                    out.storeBytes(of: first, toByteOffset: target, as: UInt64.self)
+                    if words == 2 {
+                        out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source &+ 8, as: UInt64.self),
+                                       toByteOffset: target &+ 8, as: UInt64.self)
+                    } else if words > 2 {
+                        for w in 1..<words {
+                            out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source &+ w &* 8, as: UInt64.self),
+                                           toByteOffset: target &+ w &* 8, as: UInt64.self)
+                        }
                     }
-                    while j < span { row[target + j] = input[source + j]; j += 1 }
                 }
-                if g.kH * span < k { (row + g.kH * span).update(repeating: inputZeroPoint, count: k - g.kH * span) }
+                // The padding to k (under 4 bytes) as whole words of zero points, not a call to memset.
+                var j = kH &* span
+                while j < k { out.storeBytes(of: zeroPointWord, toByteOffset: j, as: UInt32.self); j &+= 4 }
                 continue
             }
             var offset = 0

@@ -12,8 +12,13 @@ final class QuantizedLookupTableLayer: Layer {
     let count: Int
     let table: [UInt8]
 
-    init(kind: String, input: UnsafeRawPointer, output: UnsafeMutableRawPointer, count: Int, table: [UInt8]) {
+    /// The set's vector lookup (`x8LUT`), or nil for the scalar loop.
+    let kernel: ((UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int, UnsafePointer<UInt8>) -> Void)?
+
+    init(kind: String, input: UnsafeRawPointer, output: UnsafeMutableRawPointer, count: Int, table: [UInt8],
+         kernel: ((UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int, UnsafePointer<UInt8>) -> Void)? = nil) {
         precondition(table.count == 256, "a byte table has 256 entries")
+        self.kernel = kernel
         self.kind = kind
         self.input = input.assumingMemoryBound(to: UInt8.self)
         self.output = output.assumingMemoryBound(to: UInt8.self)
@@ -28,7 +33,12 @@ final class QuantizedLookupTableLayer: Layer {
         let chunk = 65536, chunks = (count + chunk - 1) / chunk
         table.withUnsafeBufferPointer { t in
             parallelFor(chunks, context: context) { item, _ in
-                for i in (item * chunk)..<min(count, (item + 1) * chunk) { output[i] = t[Int(input[i])] }
+                let first = item * chunk, end = min(count, first + chunk)
+                if let kernel, let base = t.baseAddress {
+                    kernel(input + first, output + first, end - first, base)
+                } else {
+                    for i in first..<end { output[i] = t[Int(input[i])] }
+                }
             }
         }
     }
