@@ -9,7 +9,9 @@ both engines, in rounds (five by default): `ratio` is our best median over their
 `paired` the median over rounds of each round's ratio (ours, then theirs right after),
 and `pooled` the median of our round medians over the median of theirs. On a shared
 machine whose speed drifts over seconds, many short rounds (`--rounds 20 --runs 20`)
-give both engines the same spread of slow and fast moments, so `pooled` holds best.
+give both engines the same spread of slow and fast moments, so `pooled` holds best. With `--cpu-time`
+(one thread only), both engines' runs are timed by the calling thread's CPU time, which leaves out the
+time other processes preempt them: on a loaded machine it ranks alternatives that wall time cannot.
 """
 import argparse, json, os, subprocess, sys, time
 import numpy as np
@@ -24,11 +26,13 @@ MODELS = [
     "gesture_embedder.tflite", "canned_gesture_classifier.tflite",
     "face_landmarker.task:face_landmarks_detector.tflite", "face_landmarker.task:face_blendshapes.tflite",
     "selfie_segmenter.tflite", "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite",
+    "deeplab_v3.tflite", "efficientnet_lite0_float32.tflite",
+    "holistic_landmarker_assembled.task:hand_roi_refinement.tflite",
     "efficientnet_lite0.tflite", "efficientdet_lite0.tflite",
 ]
 
 
-def tflite_median(path, threads, runs, warmup=10):
+def tflite_median(path, threads, runs, warmup=10, cpu_time=False):
     if ":" in os.path.basename(path):
         # A bundle's member (`vision-bench --model` reads `bundle.task:member.tflite`); TFLite gets its bytes.
         import zipfile
@@ -45,17 +49,19 @@ def tflite_median(path, threads, runs, warmup=10):
             it.set_tensor(d["index"], rng.integers(0, 256, size=d["shape"]).astype(d["dtype"]))
     for _ in range(warmup):
         it.invoke()
+    clock = time.thread_time if cpu_time else time.perf_counter
     times = []
     for _ in range(runs):
-        t = time.perf_counter()
+        t = clock()
         it.invoke()
-        times.append((time.perf_counter() - t) * 1e3)
+        times.append((clock() - t) * 1e3)
     return float(np.median(times))
 
 
-def ours_median(path, threads, runs):
+def ours_median(path, threads, runs, cpu_time=False):
     bench = os.path.join(ROOT, ".build", "release", "vision-bench")
-    out = subprocess.run([bench, "--model", path, "--threads", str(threads), "--runs", str(runs), "--json"],
+    out = subprocess.run([bench, "--model", path, "--threads", str(threads), "--runs", str(runs), "--json"]
+                         + (["--cpu-time"] if cpu_time else []),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])["medianMs"]
 
@@ -66,15 +72,18 @@ def main():
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--models", nargs="+", default=MODELS)
+    ap.add_argument("--cpu-time", action="store_true", help="time runs by thread CPU time (one thread)")
     args = ap.parse_args()
+    if args.cpu_time and args.threads != [1]:
+        ap.error("--cpu-time measures one thread: add --threads 1")
     print(f"{'model':42} {'thr':>3} {'ours ms':>8} {'tflite ms':>9} {'ratio':>6} {'paired':>6} {'pooled':>6}")
     for name in args.models:
         path = os.path.join(ROOT, "Models", name)
         for threads in args.threads:
             ours, theirs = [], []
             for _ in range(args.rounds):
-                ours.append(ours_median(path, threads, args.runs))
-                theirs.append(tflite_median(path, threads, args.runs))
+                ours.append(ours_median(path, threads, args.runs, args.cpu_time))
+                theirs.append(tflite_median(path, threads, args.runs, cpu_time=args.cpu_time))
             o, t = min(ours), min(theirs)
             paired = float(np.median([a / b for a, b in zip(ours, theirs)]))
             pooled = float(np.median(ours) / np.median(theirs))

@@ -19,7 +19,8 @@ from bench_engine import tflite_median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, ".build", "release", "vision-bench")
-LAYER = re.compile(r"^\s*(CONV_2D|DEPTHWISE_CONV_2D) (\d+)x(\d+)x(\d+) k(\d+)x(\d+) s(\d+) -> (\d+)x(\d+)x(\d+)")
+LAYER = re.compile(r"^\s*(CONV_2D|DEPTHWISE_CONV_2D) (\d+)x(\d+)x(\d+) k(\d+)x(\d+) s(\d+)(?: d(\d+)x\d+)? -> "
+                   r"(\d+)x(\d+)x(\d+)")
 
 
 def layers(model, threads):
@@ -30,28 +31,30 @@ def layers(model, threads):
         m = LAYER.match(line)
         if m:
             op = m.group(1)
-            inH, inW, inC, kH, kW, s, outH, outW, outC = map(int, m.groups()[1:])
-            found.append((op, inH, inW, inC, kH, kW, s, outH, outW, outC))
+            inH, inW, inC, kH, kW, s = map(int, m.groups()[1:7])
+            d = int(m.group(8) or 1)
+            outH, outW, outC = map(int, m.groups()[8:])
+            found.append((op, inH, inW, inC, kH, kW, s, outH, outW, outC, d))
     return found
 
 
-def padding(inSize, k, s, outSize):
+def padding(inSize, k, s, outSize, d=1):
     """0 (SAME) or 1 (VALID), whichever gives the output size."""
     if outSize == -(-inSize // s):
         return 0
-    if outSize == (inSize - k) // s + 1:
+    if outSize == (inSize - (k - 1) * d - 1) // s + 1:
         return 1
     raise ValueError(f"no padding gives {inSize} -> {outSize} with k {k} s {s}")
 
 
-def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
+def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC, d=1):
     """A .tflite flatbuffer (schema field numbers of tensorflow/lite/schema/schema.fbs)."""
     rng = np.random.default_rng(1)
     depthwise = op == "DEPTHWISE_CONV_2D"
     wshape = [1, kH, kW, outC] if depthwise else [outC, kH, kW, inC]
     weights = (rng.standard_normal(wshape) * 0.1).astype(np.float32)
     bias = (rng.standard_normal([outC]) * 0.1).astype(np.float32)
-    pad = padding(inH, kH, s, outH)
+    pad = padding(inH, kH, s, outH, d)
     b = flatbuffers.Builder(1024)
 
     def buffer(data):
@@ -87,15 +90,15 @@ def one_op_model(op, inH, inW, inC, kH, kW, s, outH, outW, outC):
         b.PrependInt32Slot(1, s, 0)
         b.PrependInt32Slot(2, s, 0)
         b.PrependInt32Slot(3, outC // inC, 0)
-        b.PrependInt32Slot(5, 1, 0)
-        b.PrependInt32Slot(6, 1, 0)
+        b.PrependInt32Slot(5, d, 0)
+        b.PrependInt32Slot(6, d, 0)
     else:
         b.StartObject(6)
         b.PrependInt8Slot(0, pad, -1)
         b.PrependInt32Slot(1, s, 0)
         b.PrependInt32Slot(2, s, 0)
-        b.PrependInt32Slot(4, 1, 0)
-        b.PrependInt32Slot(5, 1, 0)
+        b.PrependInt32Slot(4, d, 0)
+        b.PrependInt32Slot(5, d, 0)
     options = b.EndObject()
     ins, outs = vec_int(b, [0, 1, 2]), vec_int(b, [3])
     b.StartObject(5)
@@ -153,9 +156,10 @@ def finish_model(b, tensors, operator, opcode, buffers, inputs, outputs, descrip
     return bytes(b.Output())
 
 
-def ours_median(path, threads, runs):
+def ours_median(path, threads, runs, cpu_time=False):
     out = subprocess.run([BENCH, "--model", path, "--threads", str(threads), "--runs", str(runs), "--json",
-                          "--no-profile"], check=True, capture_output=True, text=True).stdout
+                          "--no-profile"] + (["--cpu-time"] if cpu_time else []),
+                         check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])["medianMs"]
 
 
@@ -165,7 +169,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cpu-time", action="store_true", help="time by thread CPU time (one thread; a loaded machine)")
     args = ap.parse_args()
+    if args.cpu_time and args.threads != 1:
+        ap.error("--cpu-time measures one thread")
     model = args.model if os.path.exists(args.model) else os.path.join(ROOT, "Models", args.model)
     total_ours = total_theirs = 0.0
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
@@ -182,13 +189,14 @@ def main():
                 f.write(one_op_model(*layer))
             ours, theirs = [], []
             for _ in range(args.rounds):
-                ours.append(ours_median(path, args.threads, args.runs))
-                theirs.append(tflite_median(path, args.threads, args.runs))
+                ours.append(ours_median(path, args.threads, args.runs, args.cpu_time))
+                theirs.append(tflite_median(path, args.threads, args.runs, cpu_time=args.cpu_time))
             o, t = min(ours), min(theirs)
             total_ours += o
             total_theirs += t
-            op, inH, inW, inC, kH, kW, s, outH, outW, outC = layer
-            name = f"{'DW' if op == 'DEPTHWISE_CONV_2D' else 'CONV'} {inH}x{inW}x{inC} k{kH}x{kW} s{s} -> {outC}"
+            op, inH, inW, inC, kH, kW, s, outH, outW, outC, d = layer
+            dilation = f" d{d}" if d > 1 else ""
+            name = f"{'DW' if op == 'DEPTHWISE_CONV_2D' else 'CONV'} {inH}x{inW}x{inC} k{kH}x{kW} s{s}{dilation} -> {outC}"
             print(f"{name:62} {o:8.3f} {t:9.3f} {o / t:6.2f}", flush=True)
     print(f"{'sum':62} {total_ours:8.3f} {total_theirs:9.3f} {total_ours / total_theirs:6.2f}")
 

@@ -4,7 +4,7 @@
 process's peak before the model was loaded (vision-bench alone; Python with numpy and TFLite
 imported).
 
-    swift build -c release && python3 tools/bench_memory.py [--threads 1] [--tasks]
+    swift build -c release && python3 tools/bench_memory.py [--threads 1] [--tasks [--names RUN...]]
 
 With --tasks, the same for each task of the command line on one photo: `vision <task> PHOTO`'s peak
 resident set less `vision kernels`' (the process alone), against MediaPipe 1.2.3's task on the same
@@ -62,7 +62,7 @@ def child_peak(command):
     return int(last_line([sys.executable, "-c", PEAK_OF_CHILD] + command))
 
 
-def tasks(threads):
+def tasks(threads, names=None):
     cli = os.path.join(ROOT, ".build", "release", "vision")
     alone = child_peak([cli, "kernels"])
     print(f"{'task':42} {'ours MB':>8} {'mediapipe MB':>12} {'ratio':>6}")
@@ -71,7 +71,7 @@ def tasks(threads):
                                      text=True).stdout)["benchmarks"]
     for run in runs:
         reference = run.get("reference")
-        if not reference or reference["video"] or run["mode"] != "image":
+        if not reference or reference["video"] or run["mode"] != "image" or (names and run["name"] not in names):
             continue
         name, photo = run["name"], run["photo"]
         image = os.path.join(SHARED, "testdata", "images", photo)
@@ -88,9 +88,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--models", nargs="+", default=MODELS)
     ap.add_argument("--tasks", action="store_true", help="the command line's tasks against MediaPipe's")
+    ap.add_argument("--names", nargs="*", default=None, help="with --tasks, only these runs (vision-bench names)")
     args = ap.parse_args()
     if args.tasks:
-        tasks(args.threads)
+        tasks(args.threads, args.names)
         return
     bench = os.path.join(ROOT, ".build", "release", "vision-bench")
     print(f"{'model':42} {'ours MB':>8} {'tflite MB':>9} {'ratio':>6}")

@@ -37,6 +37,8 @@ MODELS = {
     "face_landmarker.task:face_blendshapes.tflite": None,
     "selfie_segmenter.tflite": (0, 1), "selfie_segmentation.tflite": (0, 1),
     "selfie_segmentation_landscape.tflite": (0, 1),
+    "deeplab_v3.tflite": (-1, 1), "efficientnet_lite0_float32.tflite": (-1, 1),
+    "holistic_landmarker_assembled.task:hand_roi_refinement.tflite": (0, 1),
     "efficientnet_lite0.tflite": "uint8", "efficientdet_lite0.tflite": "uint8",
 }
 

@@ -3,7 +3,8 @@
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds each, every target
 #
-# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata.
+# Targets: FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata
+# FuzzOutputPath.
 # Seeds come from Models/ (run tools/setup.sh first) and Tests/Fixtures/imageio; the corpus
 # grows in .build-fuzz/corpus/<target>. A crash, hang (10 s) or allocation beyond 2 GB stops
 # the run and leaves the input in .build-fuzz/findings/<target>; commit it (when small) under
@@ -14,7 +15,8 @@ seconds="${1:-600}"
 shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] &&
-  targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata)
+  targets=(FuzzTFLiteModel FuzzModelMetadata FuzzTaskBundle FuzzImageFile FuzzPoseSampleFile FuzzGeometryMetadata
+           FuzzOutputPath)
 out="$here/.build-fuzz"
 cd "$here"
 
@@ -26,7 +28,7 @@ flags=(-O -sanitize=fuzzer,address -parse-as-library -enable-testing -I Sources/
        -Xcc -I/usr/include/x86_64-linux-gnu/openblas-pthread)
 libraries=(TasksVisionFormat TasksVisionKernels TasksVisionKernelsAVX2 TasksVisionKernelsAVX512 TasksVisionKernelsNEON
            TasksVisionKernelsPortable TasksVisionVectorFMA CProcessorInfo CVectorEstimates TasksVisionEngine TasksVision
-           TasksVisionImageIO TasksVisionPoseClassification)
+           TasksVisionImageIO TasksVisionPoseClassification TasksVisionTraining vision)
 instrumented_modules() {
   case "$1" in
     FuzzTFLiteModel) echo TasksVisionFormat TasksVisionEngine ;;
@@ -34,6 +36,7 @@ instrumented_modules() {
     FuzzImageFile) echo TasksVisionImageIO ;;
     FuzzPoseSampleFile) echo TasksVisionPoseClassification ;;
     FuzzGeometryMetadata) echo TasksVision ;;
+    FuzzOutputPath) echo vision ;;
   esac
 }
 build_target() {
@@ -129,6 +132,14 @@ PY
         head -n 1 "$csv" | sed 's/,[^,]*$/,1e5f/' > "$dir/suffix.csv"
       fi
       printf 'a,b,0x1.8p1,NaN,-Infinity\n' > "$dir/specials.csv"
+      ;;
+    FuzzOutputPath)
+      # Spellings of issue 48's table: short, relative, up, root, empty-ish, links, bytes that are not UTF-8.
+      local i=0
+      for p in m m/ ./o a/b .. . / // folder/sub/x file/x dangling dangling/x loop a/../file \
+               "$(printf 'caf\351')" "$(printf '\377/x')"; do
+        printf '%s' "$p" >"$dir/seed$i"; i=$((i + 1))
+      done
       ;;
     FuzzGeometryMetadata)
       # The bundle's metadata, its first kilobytes and a tail (the Procrustes weights).

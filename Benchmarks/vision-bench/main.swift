@@ -24,6 +24,8 @@ struct Options {
     var profile = true
     var layers = false
     var apart = false
+    /// Runs and layers timed by the calling thread's CPU time (a loaded machine's preemptions left out; one thread).
+    var cpuTime = false
     var task: String? = nil
     var image: String? = nil
     var sizes: [(Int, Int)] = []
@@ -72,6 +74,7 @@ func parse() -> Options {
         case "--no-profile": o.profile = false
         case "--layers": o.layers = true
         case "--apart": o.layers = true; o.apart = true
+        case "--cpu-time": o.cpuTime = true
         case "--kernels":
             do { o.kernels = try KernelSet.named(value()) } catch { fail("\(error)") }
         case "--peak": o.peak = true
@@ -101,7 +104,7 @@ func parse() -> Options {
                 + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--qgemm MxKxN,...]"
                 + " [--qdwconv HxWxC:k[:s],...]"
                 + " [--dwconv HxWxC:k[:s],...]"
-                + " [--interleave on|off]")
+                + " [--interleave on|off] [--cpu-time]")
             // The task names come from vision's command registry (BenchmarkTask).
             let runs = BenchmarkTask.all.map(\.entry.name)
             let commands = BenchmarkTask.all.map(\.commandName).reduce(into: [String]()) {
@@ -157,6 +160,8 @@ func peakResidentBytes() -> Int {
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+/// The calling thread's CPU time, in nanoseconds.
+func threadCPUTime() -> UInt64 { Interpreter.threadCPUNanoseconds() }
 
 let options = parse()
 /// Peak resident bytes before any model is loaded: the process's own baseline.
@@ -254,13 +259,23 @@ for path in options.models {
                 }
             }
         }
-        for _ in 0..<options.warmup { interpreter.invoke() }
+        // The arena reuses an input's memory during a run: every run starts from the same inputs, set untimed
+        // (a kernel's speed may depend on its values: the sigmoid's on how far below zero they are).
+        let inputValues = (0..<interpreter.inputs.count).map { i in interpreter.withInput(i) { Array($0) } }
+        func resetInputs() {
+            for (i, values) in inputValues.enumerated() {
+                interpreter.withInput(i) { buffer in _ = buffer.update(fromContentsOf: values) }
+            }
+        }
+        for _ in 0..<options.warmup { resetInputs(); interpreter.invoke() }
         var times: [Double] = []
         times.reserveCapacity(options.runs)
+        let clock = options.cpuTime ? threadCPUTime : now
         for _ in 0..<options.runs {
-            let t0 = now()
+            resetInputs()
+            let t0 = clock()
             interpreter.invoke()
-            times.append(Double(now() - t0) / 1e6)
+            times.append(Double(clock() - t0) / 1e6)
         }
         times.sort()
         let median = times.count % 2 == 1
@@ -284,7 +299,7 @@ for path in options.models {
                      times[times.count - 1],
                      interpreter.flops / (median / 1e3) / 1e9, Double(peakResidentBytes()) / 1e6))
         if options.layers {
-            for l in interpreter.layerTimes(runs: 20, apart: options.apart) {
+            for l in interpreter.layerTimes(runs: 20, apart: options.apart, threadCPUTime: options.cpuTime) {
                 print(String(format: "    %-18@ %-40@ %7.3f ms %6.1f GFLOP/s", l.kind as NSString, l.detail as NSString,
                              l.seconds * 1e3, l.flops / max(l.seconds, 1e-12) / 1e9))
             }
@@ -292,7 +307,7 @@ for path in options.models {
         if options.profile {
             var profile: [String: Interpreter.OpProfile] = [:]
             let profileRuns = max(10, options.runs / 5)
-            for _ in 0..<profileRuns { interpreter.invoke(profile: &profile) }
+            for _ in 0..<profileRuns { resetInputs(); interpreter.invoke(profile: &profile) }
             let total = profile.values.reduce(0) { $0 + $1.seconds }
             for p in profile.values.sorted(by: { $0.seconds > $1.seconds }) {
                 print(String(format: "    %-20@ %3d ops  %7.3f ms  %5.1f%%  %6.1f GFLOP/s", p.kind as NSString,

@@ -1,6 +1,6 @@
 import TasksVisionKernels
 
-// Depthwise convolution, one output row per call, directly on NHWC (no indirection buffer):
+// Depthwise convolution, one output row per call, directly on NHWC (no indirection buffer), dilated or not:
 // per output pixel and block of one vector of channels, the accumulator starts at the bias and
 // takes the taps column by column (kx outer, ky inner) as one fused multiply-add chain, which is
 // the order of XNNPACK's dwconv kernels over its indirection buffer. The taps a pixel uses are a
@@ -37,7 +37,8 @@ private typealias Floats4 = (Float, Float, Float, Float)
 public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     let win = p.window
     let s = win.strideW, c = win.channels, taps = win.kH &* win.kW
-    let kyLo = maxInt(0, -win.iy0), kyHi = minInt(win.kH, win.inH &- win.iy0)
+    let kyLo = RowWindow.firstTap(origin: win.iy0, dilation: win.dilationH)
+    let kyHi = minInt(win.kH, RowWindow.taps(within: win.inH &- win.iy0, dilation: win.dilationH))
     guard c >= 4, kyLo < kyHi, taps > 0 else {
         for ox in 0..<p.outW { clippedPixel(p, ox, kyLo, kyHi) }
         return
@@ -46,7 +47,7 @@ public func f32DepthwiseRow(_ p: DepthwiseRowArguments) {
     var lo = 0
     while lo < p.outW && lo &* s &- win.padLeft < 0 { lo &+= 1 }
     var hi = p.outW
-    while hi > lo && (hi &- 1) &* s &- win.padLeft &+ win.kW &- 1 >= win.inW { hi &-= 1 }
+    while hi > lo && (hi &- 1) &* s &- win.padLeft &+ (win.kW &- 1) &* win.dilationW >= win.inW { hi &-= 1 }
     withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 &* taps) { buffer in
         guard let inputOffsets = buffer.baseAddress else { return }
         let weightOffsets = inputOffsets + taps
@@ -127,15 +128,18 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     -> TapTable {
     let win = p.window
     let c = p.pixelStride, rowStep = win.inW &* c
+    // Offsets from one tap to the next, down and across.
+    let tapDown = win.dilationH &* rowStep, tapAcross = win.dilationW &* c
     let ix0 = ox &* win.strideW &- win.padLeft
-    let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
+    let kxLo = RowWindow.firstTap(origin: ix0, dilation: win.dilationW)
+    let kxHi = minInt(win.kW, RowWindow.taps(within: win.inW &- ix0, dilation: win.dilationW))
     if let order = p.tapOrder {
         var n = 0, first = 0
         for i in 0..<order.count {
             if i == order.firstChain { first = n }
             let t = order.taps[i], ky = t / win.kW, kx = t % win.kW
             guard kx >= kxLo && kx < kxHi && ky >= kyLo && ky < kyHi else { continue }
-            inputOffsets[n] = ky &* rowStep &+ kx &* c
+            inputOffsets[n] = ky &* tapDown &+ kx &* tapAcross
             weightOffsets[n] = t &* c
             n &+= 1
         }
@@ -146,7 +150,7 @@ private func tapTable(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ kyHi
     for parity in 0..<(split ? 2 : 1) {
         for kx in kxLo..<maxInt(kxLo, kxHi) {
             for ky in kyLo..<kyHi where !split || oddPlace(kx, ky, win.kH) == (parity == 1) {
-                inputOffsets[n] = ky &* rowStep &+ kx &* c
+                inputOffsets[n] = ky &* tapDown &+ kx &* tapAcross
                 weightOffsets[n] = (ky &* win.kW &+ kx) &* c
                 n &+= 1
             }
@@ -332,15 +336,18 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
     let win = p.window
     let V = Vec.scalarCount, c = win.channels, cs = p.pixelStride
     let ix0 = ox &* win.strideW &- win.padLeft
-    let kxLo = maxInt(0, -ix0), kxHi = minInt(win.kW, win.inW &- ix0)
+    let kxLo = RowWindow.firstTap(origin: ix0, dilation: win.dilationW)
+    let kxHi = minInt(win.kW, RowWindow.taps(within: win.inW &- ix0, dilation: win.dilationW))
     let out = p.output + ox &* p.outputPixelStride
     let origin = win.input + (win.iy0 &* win.inW &+ ix0) &* cs
-    let rowStep = win.inW &* cs
+    // Floats from one tap to the next, down and across.
+    let rowStep = win.dilationH &* win.inW &* cs, tapAcross = win.dilationW &* cs
     // With two chains, the taps at odd places of the window's order go to the second.
     let split = twoChains(win.kH &* win.kW)
     @_transparent func second(_ kx: Int, _ ky: Int) -> Bool { split && oddPlace(kx, ky, win.kH) }
     if let order = p.tapOrder {
-        clippedPixel(p, ox, order, kxLo..<maxInt(kxLo, kxHi), kyLo..<maxInt(kyLo, kyHi), origin, rowStep, out)
+        clippedPixel(p, ox, order, kxLo..<maxInt(kxLo, kxHi), kyLo..<maxInt(kyLo, kyHi), origin, rowStep, tapAcross,
+                     out)
         return
     }
     if c >= V {
@@ -351,7 +358,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
             for kx in kxLo..<maxInt(kxLo, kxHi) {
                 for ky in kyLo..<maxInt(kyLo, kyHi) {
                     let w = load(p.weights + ((ky &* win.kW &+ kx) &* cs &+ cb))
-                    let x = load(origin + (ky &* rowStep &+ kx &* cs &+ cb))
+                    let x = load(origin + (ky &* rowStep &+ kx &* tapAcross &+ cb))
                     if second(kx, ky) { acc2 = madd(acc2, x, w) } else { acc = madd(acc, x, w) }
                 }
             }
@@ -365,7 +372,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
         var acc = p.bias?[ch] ?? 0, acc2: Float = 0
         for kx in kxLo..<maxInt(kxLo, kxHi) {
             for ky in kyLo..<maxInt(kyLo, kyHi) {
-                let x = origin[ky &* rowStep &+ kx &* cs &+ ch], w = p.weights[(ky &* win.kW &+ kx) &* cs &+ ch]
+                let x = origin[ky &* rowStep &+ kx &* tapAcross &+ ch], w = p.weights[(ky &* win.kW &+ kx) &* cs &+ ch]
                 if second(kx, ky) { acc2 = madd(acc2, x, w) } else { acc = madd(acc, x, w) }
             }
         }
@@ -389,7 +396,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ kyLo: Int, _ 
 
 /// `clippedPixel` in the taps' own order (`DepthwiseRowArguments.tapOrder`).
 private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ order: DepthwiseTapOrder, _ kx: Range<Int>,
-                          _ ky: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int,
+                          _ ky: Range<Int>, _ origin: UnsafePointer<Float>, _ rowStep: Int, _ tapAcross: Int,
                           _ out: UnsafeMutablePointer<Float>) {
     let win = p.window, cs = p.pixelStride
     for ch in 0..<win.channels {
@@ -397,7 +404,7 @@ private func clippedPixel(_ p: DepthwiseRowArguments, _ ox: Int, _ order: Depthw
         for i in 0..<order.count {
             let t = order.taps[i], y = t / win.kW, x = t % win.kW
             guard kx.contains(x) && ky.contains(y) else { continue }
-            let v = origin[y &* rowStep &+ x &* cs &+ ch], w = p.weights[t &* cs &+ ch]
+            let v = origin[y &* rowStep &+ x &* tapAcross &+ ch], w = p.weights[t &* cs &+ ch]
             if i < order.firstChain { acc = madd(acc, v, w) } else { acc2 = madd(acc2, v, w) }
         }
         if order.firstChain < order.count { acc = acc + acc2 }

@@ -33,6 +33,9 @@ public final class Interpreter {
         /// size 1 first), rather than row by row (`f32-rdsum`), as ai-edge-litert 2.3.0's does. The blendshapes
         /// model's second MEAN ([1, 146, 1] over axis 1) is the one such reduction in the models here.
         public var reducesOverUnitAxesContiguously = false
+        /// Activation memory shared with other interpreters run one after another (`SharedArena`); nil: an arena
+        /// of this interpreter's own.
+        public var sharedArena: SharedArena?
         /// The processor whose XNNPACK sums to follow, for tests (its flags limited to this one's:
         /// `CPUFeatures.running(on:)`); nil: this one (`CPUFeatures.current`).
         var processor: CPUFeatures?
@@ -70,6 +73,8 @@ public final class Interpreter {
     /// Whether each layer is worth its share on the helper threads, decided once (see `minimumParallelFlops`).
     let splitsOverThreads: [Bool]
     let arena: UnsafeMutableRawPointer
+    /// The shared arena the activations live in, kept alive with the interpreter; nil when `arena` is its own.
+    let sharedArena: SharedArena?
     let constants: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerWorker: Int
@@ -116,8 +121,15 @@ public final class Interpreter {
         // A slack after the last tensor: the int8 kernels read whole groups of 4 or 8 channels, as XNNPACK's do, and
         // multiply the bytes past a tensor's end by zero weights.
         let allocatedBytes = plan.size + MemoryPlanner.alignment
-        arena = UnsafeMutableRawPointer.allocate(byteCount: allocatedBytes, alignment: MemoryPlanner.alignment)
-        arena.initializeMemory(as: UInt8.self, repeating: 0, count: allocatedBytes)
+        if let shared = options.sharedArena, allocatedBytes <= shared.capacity {
+            // Zero pages at first, then whatever the last interpreter left: no layer reads what it did not write.
+            sharedArena = shared
+            arena = shared.base
+        } else {
+            sharedArena = nil
+            arena = UnsafeMutableRawPointer.allocate(byteCount: allocatedBytes, alignment: MemoryPlanner.alignment)
+            arena.initializeMemory(as: UInt8.self, repeating: 0, count: allocatedBytes)
+        }
 
         // Float constants read by the steps, converted once (filters the kernel set packs excepted).
         let packedFilters = ExecutionPlan.packedFilters(graph, steps, kernels: kernels)
@@ -145,7 +157,7 @@ public final class Interpreter {
         do {
             layers = try ExecutionPlan.buildLayers(steps, graph, binder)
         } catch {
-            arena.deallocate()
+            if sharedArena == nil { arena.deallocate() }
             constants.deallocate()
             throw error
         }
@@ -180,7 +192,7 @@ public final class Interpreter {
 
     deinit {
         pool?.stop()
-        arena.deallocate()
+        if sharedArena == nil { arena.deallocate() }
         deallocateAlignedFloats(constants)
         deallocateAlignedFloats(scratch)
     }
@@ -255,7 +267,8 @@ public final class Interpreter {
     /// (`Layer.parallelWork` weighs memory-bound layers in these units).
     static let minimumParallelFlops: Double = 1.5e5
 
-    /// Runs the model on the current inputs.
+    /// Runs the model on the current inputs. The inputs' memory may hold other values afterwards (the arena reuses
+    /// it once an input's last reader has run): set them again before the next run.
     public func invoke() {
         let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
                                   pool: pool)
@@ -294,32 +307,58 @@ public final class Interpreter {
         }
     }
 
-    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels).
+    /// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`): what a one-thread run costs on a
+    /// machine whose other processes preempt it, for `vision-bench --cpu-time`.
+    public static func threadCPUNanoseconds() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+    }
+
+    /// Time of each layer over `runs` runs, with a description of its shape (for tuning kernels); on more than one
+    /// thread, the layers too small to split say so.
     /// With `apart`, the members of interleaved blocks run one after the other and are timed each.
-    public func layerTimes(runs: Int,
-                           apart: Bool = false) -> [(kind: String, detail: String, seconds: Double, flops: Double)] {
-        let context = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
-                                 pool: pool)
+    /// With `threadCPUTime`, each layer's least CPU time of the calling thread over the runs (one thread), instead
+    /// of its mean wall time.
+    public func layerTimes(runs: Int, apart: Bool = false,
+                           threadCPUTime: Bool = false) -> [(kind: String, detail: String, seconds: Double,
+                                                              flops: Double)] {
+        let parallel = RunContext(threads: options.threads, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker,
+                                  pool: pool)
+        let serial = RunContext(threads: 1, scratch: scratch, scratchFloatsPerWorker: scratchPerWorker)
         var rows: [(kind: String, detail: String, seconds: Double, flops: Double)] = []
+        // The arena reuses an input's memory once its last reader has run: each run starts from the same inputs.
+        let savedInputs = (0..<inputs.count).map {
+            Array(UnsafeBufferPointer(start: inputPointers[$0], count: inputs[$0].elementCount))
+        }
         for run in 0..<runs {
+            for (p, values) in zip(inputPointers, savedInputs) { p.update(from: values, count: values.count) }
             var i = 0
+            var split = true
             func record(_ layer: Layer, _ seconds: Double) {
                 if run == 0 {
-                    rows.append((layer.kind, String(describing: (layer as? CustomStringConvertible)?.description ?? ""),
-                                 0, layer.flops))
+                    var detail = String(describing: (layer as? CustomStringConvertible)?.description ?? "")
+                    // Layers too small to split run on the calling thread alone, as in `invoke()`.
+                    if options.threads > 1 && !split { detail += detail.isEmpty ? "(one thread)" : " (one thread)" }
+                    rows.append((layer.kind, detail, threadCPUTime ? .infinity : 0, layer.flops))
                 }
-                rows[i].seconds += seconds / Double(runs)
+                if threadCPUTime { rows[i].seconds = min(rows[i].seconds, seconds) } else {
+                    rows[i].seconds += seconds / Double(runs)
+                }
                 i += 1
             }
+            let clock = threadCPUTime ? Self.threadCPUNanoseconds : { DispatchTime.now().uptimeNanoseconds }
             withSubnormalsFlushed {
-                for layer in layers {
+                for (layer, splits) in zip(layers, splitsOverThreads) {
+                    split = splits
+                    let context = splits ? parallel : serial
                     if apart, let block = layer as? ConvolutionThenDepthwiseLayer {
                         block.runApart(context, timed: record)
                         continue
                     }
-                    let start = DispatchTime.now().uptimeNanoseconds
+                    let start = clock()
                     layer.run(context)
-                    record(layer, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                    record(layer, Double(clock() - start) / 1e9)
                 }
             }
         }

@@ -33,6 +33,8 @@ struct Microkernels {
     typealias ResizeRow = RowKernel<ResizeRowArguments>
 
     let set: KernelSet
+    /// The processor the table was filled for (its kernels' choices, and which vector kernels it runs).
+    let features: CPUFeatures
     /// The GEMMs of 1x1 and KxK convolutions and fully connected layers, widest first.
     let gemms: [GEMM]
     /// On a processor that halves 512-bit instructions (`CPUFeatures.halvesWideVectors`, Zen 4), the AVX2 GEMMs, for
@@ -50,6 +52,12 @@ struct Microkernels {
     let oneChannelConvRow: ((OneChannelConvRowArguments) -> Void)?
     /// HARD_SWISH as XNNPACK's vhswish kernels (one fused multiply-add, then a clamp and a product).
     let hardSwish: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
+    /// RELU, RELU6, RELU_N1_TO_1 as XNNPACK's vclamp kernels (max with the lower bound, then min with the upper).
+    let clamp: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int, Float, Float) -> Void
+    /// The binary elementwise ops as XNNPACK's vbinary kernels, over rows of runs (`BinaryRowsArguments`).
+    let binary: (BinaryElementwiseFunction, BinaryRowsArguments) -> Void
+    /// AVERAGE_POOL_2D as XNNPACK's avgpool-9p kernels (additions only: every set gives the same bits).
+    let averagePool: (AveragePoolArguments) -> Void
     /// Whose sigmoid and softmax exponential an FMA set reproduces (nil: the portable formulas).
     let elementwise: XNNPACKElementwise.Variant?
     /// Whose SQRT and RSQRT (an estimate instruction and one Newton-Raphson step) every set reproduces on an x86 CPU:
@@ -79,6 +87,7 @@ struct Microkernels {
     /// rotated quads, the arm64 cores' one-row pairs, Zen 4's half-width tiles for speed); the set chooses the rest.
     init(_ set: KernelSet, features: CPUFeatures = .current) {
         self.set = set
+        self.features = features
         // The CPU's variant on the portable set too: TFLite on this CPU runs it whatever set we force.
         elementwise = set == .neon ? .neon : XNNPACKElementwise.Variant(for: features)
         squareRoots = set == .neon ? nil : XNNPACKElementwise.Variant(for: features)
@@ -101,6 +110,9 @@ struct Microkernels {
         switch set {
         case .avx512:
             hardSwish = TasksVisionKernelsAVX512.f32HardSwish
+            clamp = TasksVisionKernelsAVX512.f32Clamp
+            binary = TasksVisionKernelsAVX512.f32BinaryRows
+            averagePool = TasksVisionKernelsAVX512.f32AveragePool
             gemms = [GEMM(nr: TasksVisionKernelsAVX512.gemmNR, vectors: 2, run: TasksVisionKernelsAVX512.f32GEMM),
                      GEMM(nr: TasksVisionKernelsAVX512.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsAVX512.f32GEMMNarrow),
@@ -113,6 +125,9 @@ struct Microkernels {
             depthwiseTwoChainTaps = TasksVisionKernelsAVX512.depthwiseTwoChainTaps
         case .avx2:
             hardSwish = TasksVisionKernelsAVX2.f32HardSwish
+            clamp = TasksVisionKernelsAVX2.f32Clamp
+            binary = TasksVisionKernelsAVX2.f32BinaryRows
+            averagePool = TasksVisionKernelsAVX2.f32AveragePool
             gemms = avx2
             depthwiseRows = [avx2Depthwise]
             maxPoolRows = [avx2MaxPool]
@@ -121,6 +136,9 @@ struct Microkernels {
             depthwiseTwoChainTaps = TasksVisionKernelsAVX2.depthwiseTwoChainTaps
         case .neon:
             hardSwish = TasksVisionKernelsNEON.f32HardSwish
+            clamp = TasksVisionKernelsNEON.f32Clamp
+            binary = TasksVisionKernelsNEON.f32BinaryRows
+            averagePool = TasksVisionKernelsNEON.f32AveragePool
             gemms = [GEMM(nr: TasksVisionKernelsNEON.gemmNR, vectors: 2, run: TasksVisionKernelsNEON.f32GEMM),
                      GEMM(nr: TasksVisionKernelsNEON.gemmNarrowNR, vectors: 1,
                           run: TasksVisionKernelsNEON.f32GEMMNarrow)]
@@ -131,6 +149,9 @@ struct Microkernels {
             depthwiseTwoChainTaps = TasksVisionKernelsNEON.depthwiseTwoChainTaps
         case .portable:
             hardSwish = TasksVisionKernelsPortable.f32HardSwish
+            clamp = TasksVisionKernelsPortable.f32Clamp
+            binary = TasksVisionKernelsPortable.f32BinaryRows
+            averagePool = TasksVisionKernelsPortable.f32AveragePool
             gemms = []
             depthwiseRows = [DepthwiseRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32DepthwiseRow)]
             maxPoolRows = [MaxPoolRow(minimumChannels: 0, run: TasksVisionKernelsPortable.f32MaxPoolRow)]

@@ -307,7 +307,8 @@ enum OpRegistry {
         return BinaryElementwiseLayer(kind: node.op.name, operation: operation, a: try binder.input(node, 0), aShape: a,
                                       b: try binder.input(node, 1), bShape: b, output: try binder.output(node),
                                       outShape: s, epilogue: try epilogue(node, graph, binder, own: own,
-                                                                          bias: node.fusedShift))
+                                                                          bias: node.fusedShift),
+                                      kernels: binder.kernels)
     }
 
     static func buildUnary(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,
@@ -347,7 +348,8 @@ enum OpRegistry {
                                     + "stride \(o.strideH)x\(o.strideW)) are not supported")
         }
         return AveragePool2DLayer(geometry: g, input: try binder.input(node, 0), output: try binder.output(node),
-                                  epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil))
+                                  epilogue: try epilogue(node, graph, binder, own: o.activation, bias: nil),
+                                  kernels: binder.kernels)
     }
 
     static func buildConvolution2DTransposeBias(_ node: Graph.Node, _ graph: Graph,

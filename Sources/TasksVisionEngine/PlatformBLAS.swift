@@ -1,22 +1,23 @@
 // The one file that names the platform's BLAS. The portable kernel set runs its products on it: OpenBLAS where the
 // package depends on it (Linux and other non-Apple platforms), Accelerate on Apple platforms, where no processor needs
 // the portable set (every arm64 core has NEON with FMA, every Intel Mac AVX2) and OpenBLAS would mean Homebrew and
-// pkg-config. The Accelerate branch is untested: no Apple machine has built this package yet.
-#if canImport(COpenBLAS)
-import COpenBLAS
-#elseif canImport(Accelerate)
+// pkg-config. Accelerate is asked first: on Apple platforms COpenBLAS is no dependency, elsewhere Accelerate does not
+// exist, except in the stand-in build (tools/apple_standins.sh), which so type-checks this branch. It has not run yet.
+#if canImport(Accelerate)
 import Accelerate
+#elseif canImport(COpenBLAS)
+import COpenBLAS
 #endif
 
 /// Row-major single-precision BLAS calls, as the engine makes them.
 enum PlatformBLAS {
     /// The platform's BLAS by name: OpenBLAS's chosen kernels ("SkylakeX", "Haswell", ...), or "Accelerate".
     static var name: String {
-        #if canImport(COpenBLAS)
+        #if canImport(Accelerate)
+        return "Accelerate"
+        #elseif canImport(COpenBLAS)
         guard let name = openblas_get_corename() else { return "unknown" }
         return String(cString: name)
-        #elseif canImport(Accelerate)
-        return "Accelerate"
         #else
         return "none"
         #endif
@@ -24,7 +25,9 @@ enum PlatformBLAS {
 
     /// Whether the library is OpenBLAS, whose kernel choice and summation order the portable set's parity relies on.
     static let isOpenBLAS: Bool = {
-        #if canImport(COpenBLAS)
+        #if canImport(Accelerate)
+        return false
+        #elseif canImport(COpenBLAS)
         return true
         #else
         return false
@@ -48,7 +51,7 @@ enum PlatformBLAS {
 
     /// Keeps the library's own threads out of the engine's way (OpenBLAS: one thread; Accelerate: as it is).
     static func setSingleThreaded() {
-        #if canImport(COpenBLAS)
+        #if !canImport(Accelerate) && canImport(COpenBLAS)
         openblas_set_num_threads(1)
         #endif
     }

@@ -30,10 +30,11 @@ public enum AtomicFile {
         counter += 1
         let n = counter
         lock.unlock()
-        let dir = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        let temp = ".\(name)\(marker)\(getpid())-\(n)"
-        return dir.isEmpty ? temp : dir + "/" + temp
+        // Split at the last slash by hand: Foundation's deletingLastPathComponent traps on a one-letter path.
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return dir + ".\(name)\(marker)\(getpid())-\(n)"
     }
 
     /// Calls `body` with a temporary path and renames that file to `path` when `body` returns; removes it if

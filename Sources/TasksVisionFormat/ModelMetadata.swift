@@ -37,6 +37,7 @@ public struct ModelMetadata: Sendable, Equatable {
     public struct Normalization: Sendable, Equatable {
         public var mean: [Float]
         public var std: [Float]
+        public init(mean: [Float], std: [Float]) { self.mean = mean; self.std = std }
     }
 
     public struct TensorMetadata: Sendable, Equatable {
@@ -49,13 +50,28 @@ public struct ModelMetadata: Sendable, Equatable {
         public var content: ContentProperties?
         /// `ScoreThresholdingOptions.global_score_threshold`, when the tensor has that process unit.
         public var scoreThreshold: Float?
+        /// `ScoreCalibrationOptions`, when the tensor has that process unit (its sigmoids are in the associated
+        /// file of type `tensorAxisScoreCalibration`).
+        public var scoreCalibration: ScoreCalibrationOptions?
 
         public init(name: String? = nil, description: String? = nil, normalization: Normalization? = nil,
                     associatedFiles: [AssociatedFile] = [], statsMin: [Float] = [], statsMax: [Float] = [],
-                    content: ContentProperties? = nil, scoreThreshold: Float? = nil) {
+                    content: ContentProperties? = nil, scoreThreshold: Float? = nil,
+                    scoreCalibration: ScoreCalibrationOptions? = nil) {
             self.name = name; self.description = description; self.normalization = normalization
             self.associatedFiles = associatedFiles; self.statsMin = statsMin; self.statsMax = statsMax
-            self.content = content; self.scoreThreshold = scoreThreshold
+            self.content = content; self.scoreThreshold = scoreThreshold; self.scoreCalibration = scoreCalibration
+        }
+    }
+
+    /// The schema's `ScoreCalibrationOptions`: the transformation applied before each category's sigmoid
+    /// (`ScoreTransformationType`: IDENTITY 0, LOG 1, INVERSE_LOGISTIC 2) and the score given where a sigmoid
+    /// does not apply.
+    public struct ScoreCalibrationOptions: Sendable, Equatable {
+        public var transformation: UInt8
+        public var defaultScore: Float
+        public init(transformation: UInt8 = 0, defaultScore: Float = 0) {
+            self.transformation = transformation; self.defaultScore = defaultScore
         }
     }
 
@@ -128,11 +144,16 @@ public struct ModelMetadata: Sendable, Equatable {
     static func tensor(_ t: FlatTable) throws -> TensorMetadata {
         var normalization: Normalization? = nil
         var threshold: Float? = nil
+        var calibration: ScoreCalibrationOptions? = nil
         for unit in try t.tables(4, what: "ProcessUnit") {
             let type = try unit.u8(0)
             if type == 1, let options = try unit.table(1, what: "NormalizationOptions") {
                 normalization = Normalization(mean: try options.floats(0, what: "mean") ?? [],
                                               std: try options.floats(1, what: "std") ?? [])
+            } else if type == 2, calibration == nil {  // ScoreCalibrationOptions; the first one counts
+                let options = try unit.table(1, what: "ScoreCalibrationOptions")
+                calibration = ScoreCalibrationOptions(transformation: try options?.u8(0) ?? 0,
+                                                      defaultScore: try options?.f32(1) ?? 0)
             } else if type == 3, threshold == nil {  // ScoreThresholdingOptions; the first one counts
                 threshold = try unit.table(1, what: "ScoreThresholdingOptions")?.f32(0) ?? 0
             }
@@ -153,7 +174,8 @@ public struct ModelMetadata: Sendable, Equatable {
         }
         return TensorMetadata(name: try t.string(0), description: try t.string(1), normalization: normalization,
                               associatedFiles: try t.tables(6, what: "AssociatedFile").map(Self.file),
-                              statsMin: statsMin, statsMax: statsMax, content: content, scoreThreshold: threshold)
+                              statsMin: statsMin, statsMax: statsMax, content: content, scoreThreshold: threshold,
+                              scoreCalibration: calibration)
     }
 
     /// Normalization of the first input tensor, when the metadata declares one.

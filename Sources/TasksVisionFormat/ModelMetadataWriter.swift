@@ -1,6 +1,6 @@
 /// Writes TFLite model metadata (metadata_schema.fbs, file identifier `M001`): what
-/// `ModelMetadata` reads (names, descriptions, content, normalization and score thresholding
-/// process units, stats, associated files, subgraphs' custom metadata, the minimum parser version).
+/// `ModelMetadata` reads (names, descriptions, content, normalization, score calibration and
+/// thresholding process units, stats, associated files, subgraphs' custom metadata, the minimum parser version).
 extension ModelMetadata {
     /// The metadata flatbuffer, to store as the model's `TFLITE_METADATA` buffer.
     public func serialized() throws -> [UInt8] {
@@ -69,6 +69,15 @@ extension ModelMetadata {
             options.set(1, floats: n.std)
             var unit = FlatObject()
             unit.set(0, u8: 1)
+            unit.set(1, table: options)
+            units.append(unit)
+        }
+        if let c = t.scoreCalibration {
+            var options = FlatObject()
+            options.set(0, u8: c.transformation)
+            options.set(1, f32: c.defaultScore)
+            var unit = FlatObject()
+            unit.set(0, u8: 2)
             unit.set(1, table: options)
             units.append(unit)
         }

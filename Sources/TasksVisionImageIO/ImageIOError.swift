@@ -21,6 +21,8 @@ public struct DecodedImage: Sendable, Equatable {
     public var pixels: [UInt8]
     /// EXIF orientation (1-8) when the file carries one, else nil.
     public var exifOrientation: Int?
+    /// What a decoder that went on says was wrong with the file (a JPEG cut short), one line each naming the file.
+    public var warnings: [String] = []
 
     public init(width: Int, height: Int, channels: Int, pixels: [UInt8], exifOrientation: Int? = nil) {
         self.width = width
@@ -63,7 +65,9 @@ extension DecodedImage {
                 }
             }
         }
-        return DecodedImage(width: outW, height: outH, channels: c, pixels: out, exifOrientation: 1)
+        var turned = DecodedImage(width: outW, height: outH, channels: c, pixels: out, exifOrientation: 1)
+        turned.warnings = warnings
+        return turned
     }
 }
 

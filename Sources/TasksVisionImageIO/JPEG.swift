@@ -8,7 +8,9 @@ import Foundation
 /// `Image.create_from_file` uses stb_image, so the reconstruction follows its arithmetic
 /// (the integer islow IDCT with 12-bit constants, 16-bit coefficient storage, triangle
 /// "fancy" chroma upsampling with its rounding, and 20-bit fixed-point YCbCr to RGB).
-/// Arithmetic-coded, lossless and hierarchical files are refused with a clear error.
+/// Arithmetic-coded, lossless and hierarchical files are refused with a clear error. A file cut short is
+/// decoded as libjpeg decodes it, what is there and the rest gray, with a warning in `DecodedImage.warnings`
+/// (stb_image's own output there is no picture: zero bits decoded on, or a blank progressive image).
 public enum JPEG {
     public static func isJPEG(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
@@ -88,6 +90,7 @@ public enum JPEG {
         var p = 2
         var orientation: Int? = nil
         var decodedAny = false
+        var truncated = false, sawEnd = false
         func u16(_ i: Int) throws -> Int {
             guard i + 1 < bytes.count else { throw bad("segment runs past the end") }
             return Int(bytes[i]) << 8 | Int(bytes[i + 1])
@@ -96,7 +99,7 @@ public enum JPEG {
             guard bytes[p] == 0xFF else { throw bad("expected a marker at \(p)") }
             let marker = bytes[p + 1]
             if marker == 0xFF { p += 1; continue }
-            if marker == 0xD9 { break }
+            if marker == 0xD9 { sawEnd = true; break }
             if marker == 0xD8 || (0xD0...0xD7).contains(marker) { p += 2; continue }
             let length = try u16(p + 2)
             guard length >= 2, p + 2 + length <= bytes.count else {
@@ -149,7 +152,8 @@ public enum JPEG {
                 }
             case 0xDA:
                 guard !f.components.isEmpty else { throw bad("scan before frame header") }
-                p = try decodeScan(bytes, header: seg, start: p + 2 + length, frame: &f, name: name)
+                p = try decodeScan(bytes, header: seg, start: p + 2 + length, frame: &f, name: name,
+                                   truncated: &truncated)
                 decodedAny = true
                 continue
             default:
@@ -158,7 +162,16 @@ public enum JPEG {
             p += 2 + length
         }
         guard decodedAny else { throw bad("no image data") }
-        return reconstruct(f, orientation: orientation)
+        // The loop stops four bytes before the end: an EOI in the last two is the file's proper end.
+        if !sawEnd, p + 2 <= bytes.count, bytes[p] == 0xFF, bytes[p + 1] == 0xD9 { sawEnd = true }
+        var image = reconstruct(f, orientation: orientation)
+        if truncated || !sawEnd {
+            // Decoded as libjpeg decodes it: what is there, the rest of the image gray. (MediaPipe's stb_image reads
+            // zero bits on, stops at a missing restart marker, and leaves a progressive file blank.)
+            image.warnings.append("\(name): the file is truncated (it ends at byte \(bytes.count) before the image "
+                                  + "data is complete); the rest of the image is gray, as libjpeg decodes it")
+        }
+        return image
     }
 
     static func readFrameHeader(_ seg: [UInt8], progressive: Bool, fileSize: Int, into f: inout Frame,
@@ -241,6 +254,12 @@ public enum JPEG {
         var buffer: UInt64 = 0
         var count = 0
         var atMarker = false
+        /// Zero bytes fed because the file ended (not at a marker): bits beyond the data.
+        var zerosPastEnd = 0
+
+        /// Whether bits past the end of the file were taken (the data is cut short): more of the zeros fed there
+        /// than are still unread in the buffer.
+        var ranPastEnd: Bool { zerosPastEnd * 8 > count }
 
         init(_ bytes: [UInt8], at p: Int) { self.bytes = bytes; self.p = p }
 
@@ -250,11 +269,14 @@ public enum JPEG {
                 if !atMarker && p < bytes.count {
                     b = bytes[p]
                     if b == 0xFF {
+                        if p + 1 >= bytes.count { zerosPastEnd += 1 }
                         let next = p + 1 < bytes.count ? bytes[p + 1] : 0xD9
                         if next == 0 { p += 2 } else { atMarker = true; b = 0 }
                     } else {
                         p += 1
                     }
+                } else if !atMarker {
+                    zerosPastEnd += 1
                 }
                 buffer |= UInt64(b) << (56 - count)
                 count += 8
@@ -310,7 +332,7 @@ public enum JPEG {
 
     /// Decodes one scan into the components' coefficients; returns the position after it.
     static func decodeScan(_ bytes: [UInt8], header seg: [UInt8], start: Int, frame f: inout Frame,
-                           name: String) throws -> Int {
+                           name: String, truncated: inout Bool) throws -> Int {
         func bad(_ r: String) -> ImageIOError { .malformed(file: name, reason: r) }
         let n = Int(seg.first ?? 0)
         guard (1...4).contains(n), seg.count >= 4 + 2 * n else { throw bad("scan header") }
@@ -470,23 +492,28 @@ public enum JPEG {
             // Non-interleaved: the component's own blocks, unpadded, in raster order.
             let ci = scan[0]
             let bw = (comps[ci].width + 7) / 8, bh = (comps[ci].height + 7) / 8
-            for by in 0..<bh {
+            blocks: for by in 0..<bh {
                 for bx in 0..<bw {
                     try block(ci, bx, by)
+                    // The file ends inside this scan: as libjpeg, the unit that ran out was decoded from zero bits
+                    // and the units after it are left as they are (zero coefficients: mid-gray).
+                    if reader.ranPastEnd { break blocks }
                     restartIfDue()
                 }
             }
         } else {
-            for my in 0..<f.mcusY {
+            units: for my in 0..<f.mcusY {
                 for mx in 0..<f.mcusX {
                     for ci in scan {
                         let ch = comps[ci].h, cv = comps[ci].v
                         for v in 0..<cv { for h in 0..<ch { try block(ci, mx * ch + h, my * cv + v) } }
                     }
+                    if reader.ranPastEnd { break units }
                     restartIfDue()
                 }
             }
         }
+        if reader.ranPastEnd { truncated = true }
         // Continue at the next marker that is not a restart.
         var p = reader.p
         while p + 1 < bytes.count

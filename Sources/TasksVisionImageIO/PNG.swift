@@ -1,7 +1,7 @@
 import TasksVisionFormat
 
 /// PNG decoding (all color types, bit depths 1-16, palettes, transparency, Adam7)
-/// and encoding (8-bit gray, RGB or RGBA, stored deflate blocks).
+/// and encoding (8-bit gray, RGB or RGBA, filtered and zlib-compressed).
 public enum PNG {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -21,14 +21,17 @@ public enum PNG {
         }
         while p + 12 <= bytes.count {
             let length = be32(p)
-            guard length >= 0, length <= bytes.count - p - 12 else {
-                throw bad("chunk at \(p) of \(length) bytes runs past the end")
+            let type = chunkName(bytes[(p + 4)..<(p + 8)])
+            guard length <= bytes.count - p - 12 else {
+                // Where the file ends, where the chunk starts, and how much of it is there.
+                let present = max(0, min(length, bytes.count - p - 8))
+                throw bad("truncated at byte \(bytes.count): chunk \(type) at byte \(p) holds \(length) bytes of data "
+                          + "and its CRC, of which \(present) bytes of data are in the file")
             }
-            let type = String(decoding: bytes[(p + 4)..<(p + 8)], as: UTF8.self)
             let data = Array(bytes[(p + 8)..<(p + 8 + length)])
             let crc = UInt32(be32(p + 8 + length))
             guard CRC32.checksum(Array(bytes[(p + 4)..<(p + 8 + length)])) == crc else {
-                throw bad("chunk \(type) fails its CRC check")
+                throw bad("chunk \(type) at byte \(p) fails its CRC check")
             }
             switch type {
             case "IHDR":
@@ -46,7 +49,10 @@ public enum PNG {
             p += 12 + length
             if sawEnd { break }
         }
-        guard sawHeader else { throw bad("no IHDR chunk") }
+        // The file ends before IEND, between chunks or inside a chunk's header: said so, not taken for bad data.
+        let truncated = sawEnd ? nil : "truncated at byte \(bytes.count) (no IEND chunk"
+            + (p < bytes.count ? "; \(bytes.count - p) bytes of a chunk header at byte \(p))" : ")")
+        guard sawHeader else { throw bad(truncated ?? "no IHDR chunk") }
         guard width > 0, height > 0, width <= 1 << 20, height <= 1 << 20, width * height <= maximumPixelCount else {
             throw ImageIOError.unsupported(file: name, reason: "size \(width)x\(height)")
         }
@@ -65,7 +71,7 @@ public enum PNG {
         }
         guard interlace == 0 || interlace == 1 else { throw bad("interlace method \(interlace)") }
         if colorType == 3 && (palette.isEmpty || palette.count % 3 != 0) { throw bad("missing or bad palette") }
-        guard !idat.isEmpty else { throw bad("no image data") }
+        guard !idat.isEmpty else { throw bad(truncated.map { "\($0): no image data" } ?? "no image data") }
 
         let bitsPerPixel = samplesPerPixel * depth
         let bytesPerPixel = max(1, bitsPerPixel / 8)
@@ -80,9 +86,12 @@ public enum PNG {
         }
         let raw: [UInt8]
         do { raw = try Inflate.zlib(idat, limit: expected) } catch let f as Inflate.Failure {
-            throw bad("image data: \(f.reason)")
+            throw bad(truncated.map { "\($0): image data: \(f.reason)" } ?? "image data: \(f.reason)")
         }
-        guard raw.count == expected else { throw bad("image data has \(raw.count) bytes, expected \(expected)") }
+        guard raw.count == expected else {
+            let short = "image data has \(raw.count) bytes, expected \(expected)"
+            throw bad(truncated.map { "\($0): \(short)" } ?? short)
+        }
 
         let hasAlpha = colorType == 4 || colorType == 6 || !transparency.isEmpty
         let outChannels = colorType == 0 && !hasAlpha ? 1 : (hasAlpha ? 4 : 3)
@@ -154,6 +163,16 @@ public enum PNG {
         return DecodedImage(width: width, height: height, channels: outChannels, pixels: out)
     }
 
+    /// A chunk's type as text, a byte that is not a printable letter written `\xNN` (a damaged file's bytes
+    /// never reach a message raw).
+    static func chunkName(_ bytes: ArraySlice<UInt8>) -> String {
+        let hex = Array("0123456789abcdef")
+        return bytes.map { b in
+            (0x21...0x7E).contains(b) && b != 0x5C ? String(UnicodeScalar(b))
+                : "\\x\(hex[Int(b >> 4)])\(hex[Int(b & 15)])"
+        }.joined()
+    }
+
     static func unfilter(_ line: inout [UInt8], _ prev: [UInt8], _ filter: UInt8, _ bpp: Int, _ name: String) throws {
         let n = line.count
         switch filter {
@@ -175,8 +194,8 @@ public enum PNG {
         }
     }
 
-    /// Encodes 8-bit gray (1), RGB (3) or RGBA (4) pixels. Deflate uses stored blocks:
-    /// simple and fast, at the cost of file size.
+    /// Encodes 8-bit gray (1), RGB (3) or RGBA (4) pixels, compressed as PNG writers do: each row filtered
+    /// with the filter libpng's heuristic picks (the least sum of the filtered bytes taken as signed), then zlib.
     public static func encode(width: Int, height: Int, channels: Int, pixels: [UInt8]) -> [UInt8] {
         precondition(pixels.count == width * height * channels && [1, 3, 4].contains(channels))
         func be32(_ v: Int) -> [UInt8] {
@@ -187,23 +206,73 @@ public enum PNG {
             return be32(data.count) + body + be32(Int(CRC32.checksum(body)))
         }
         let colorType: UInt8 = channels == 1 ? 0 : (channels == 3 ? 2 : 6)
-        var raw: [UInt8] = []
-        raw.reserveCapacity(height * (width * channels + 1))
-        for y in 0..<height {
-            raw.append(0)
-            raw.append(contentsOf: pixels[(y * width * channels)..<((y + 1) * width * channels)])
-        }
-        var z: [UInt8] = [0x78, 0x01]
-        var i = 0
-        repeat {
-            let n = min(65535, raw.count - i)
-            z.append(i + n == raw.count ? 1 : 0)
-            z += [UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
-            z.append(contentsOf: raw[i..<(i + n)])
-            i += n
-        } while i < raw.count
-        z += be32(Int(adler32(raw)))
+        let z = Deflate.zlib(filtered(width: width, height: height, channels: channels, pixels: pixels))
         return signature + chunk("IHDR", be32(width) + be32(height) + [8, colorType, 0, 0, 0]) + chunk("IDAT", z)
             + chunk("IEND", [])
+    }
+
+    /// The rows, each after its filter byte, filtered (None, Sub, Up, Average or Paeth: whichever gives the least
+    /// sum of |byte as signed|, libpng's heuristic).
+    static func filtered(width: Int, height: Int, channels: Int, pixels: [UInt8]) -> [UInt8] {
+        let stride = width * channels, bpp = channels
+        var raw = [UInt8](repeating: 0, count: height * (stride + 1))
+        var trial = [UInt8](repeating: 0, count: 4 * stride)
+        let zeros = [UInt8](repeating: 0, count: stride)
+        pixels.withUnsafeBufferPointer { src in
+            raw.withUnsafeMutableBufferPointer { dst in
+                trial.withUnsafeMutableBufferPointer { t in
+                    zeros.withUnsafeBufferPointer { zero in
+                        guard let s0 = src.baseAddress, let d0 = dst.baseAddress, let t0 = t.baseAddress,
+                              let z0 = zero.baseAddress, stride > 0 else { return }
+                        let sub = t0, up = t0 + stride, average = t0 + 2 * stride, paeth = t0 + 3 * stride
+                        for y in 0..<height {
+                            let row = s0 + y * stride
+                            let above = y > 0 ? row - stride : z0
+                            let head = min(bpp, stride)
+                            for i in 0..<head {
+                                sub[i] = row[i]
+                                up[i] = row[i] &- above[i]
+                                average[i] = row[i] &- (above[i] >> 1)
+                                paeth[i] = row[i] &- above[i]
+                            }
+                            for i in head..<stride { sub[i] = row[i] &- row[i - bpp] }
+                            for i in head..<stride { up[i] = row[i] &- above[i] }
+                            for i in head..<stride {
+                                average[i] = row[i] &- UInt8((UInt16(row[i - bpp]) &+ UInt16(above[i])) >> 1)
+                            }
+                            for i in head..<stride {
+                                paeth[i] = row[i] &- Self.paeth(row[i - bpp], above[i], above[i - bpp])
+                            }
+                            var best = row, bestFilter: UInt8 = 0, bestSum = score(row, stride)
+                            for (filter, candidate) in [(UInt8(1), sub), (2, up), (3, average), (4, paeth)] {
+                                let sum = score(candidate, stride)
+                                if sum < bestSum { bestSum = sum; best = UnsafePointer(candidate); bestFilter = filter }
+                            }
+                            let line = d0 + y * (stride + 1)
+                            line[0] = bestFilter
+                            (line + 1).update(from: best, count: stride)
+                        }
+                    }
+                }
+            }
+        }
+        return raw
+    }
+
+    /// The sum of |byte as signed|.
+    @inline(__always) static func score(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+        var sum = 0
+        for i in 0..<n { sum &+= Int(abs(Int16(Int8(bitPattern: p[i])))) }
+        return sum
+    }
+
+    @inline(__always) static func score(_ p: UnsafeMutablePointer<UInt8>, _ n: Int) -> Int {
+        score(UnsafePointer(p), n)
+    }
+
+    @inline(__always) static func paeth(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt8 {
+        let p = Int16(a) + Int16(b) - Int16(c)
+        let pa = abs(p - Int16(a)), pb = abs(p - Int16(b)), pc = abs(p - Int16(c))
+        return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
     }
 }

@@ -47,7 +47,7 @@ public struct GEMMArguments {
 }
 
 /// Where one output row of a windowed kernel (depthwise convolution, max pooling) reads: an NHWC image
-/// (one image), the kernel window, its stride and left padding, and the image row of the window's first row.
+/// (one image), the kernel window, its stride, dilation and left padding, and the image row of the window's first row.
 public struct RowWindow {
     /// Image base and its size.
     public var input: UnsafePointer<Float>
@@ -60,16 +60,30 @@ public struct RowWindow {
     public var padLeft: Int
     /// The input row of tap ky = 0 (negative above the image).
     public var iy0: Int
+    /// Input rows and columns from one tap to the next (a dilated depthwise convolution's; max pooling's are 1).
+    public var dilationH: Int
+    public var dilationW: Int
 
     public init(input: UnsafePointer<Float>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
-                padLeft: Int, iy0: Int) {
+                padLeft: Int, iy0: Int, dilationH: Int = 1, dilationW: Int = 1) {
         self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
         self.strideW = strideW; self.padLeft = padLeft; self.iy0 = iy0
+        self.dilationH = max(dilationH, 1); self.dilationW = max(dilationW, 1)
+    }
+
+    /// The first tap (of `dilation` apart) whose input lies at or after 0, for a window starting at `origin`.
+    @inlinable public static func firstTap(origin: Int, dilation: Int) -> Int {
+        origin >= 0 ? 0 : (dilation &- 1 &- origin) / dilation
+    }
+
+    /// How many taps (of `dilation` apart) fall before `room` inputs: those of a window with `room` inputs left.
+    @inlinable public static func taps(within room: Int, dilation: Int) -> Int {
+        room <= 0 ? 0 : (room &+ dilation &- 1) / dilation
     }
 }
 
-/// One output row of a depthwise convolution (one output channel per input channel, no
-/// dilation): each output `bias + sum over kx, then ky, of input * weight` as one fused
+/// One output row of a depthwise convolution (one output channel per input channel, dilated or
+/// not): each output `bias + sum over kx, then ky, of input * weight` as one fused
 /// multiply-add chain, XNNPACK's tap order (its indirection buffer runs column by column).
 /// Taps outside the image are left out (XNNPACK multiplies zeros there: the same sums).
 public struct DepthwiseRowArguments {

@@ -37,3 +37,8 @@ public let depthwiseTwoChainTaps: ClosedRange<Int>? = nil
 /// Whether a convolution of one output channel sums its taps' channels in two chains (see the conv1oc template):
 /// no, one chain, as XNNPACK's x86 IGEMM.
 let oneChannelConvSumsInPairs = false
+
+/// MAXIMUM and MINIMUM as XNNPACK's x86 kernels (`maxps`, `minps`: `a > b ? a : b`, the second operand when either
+/// is NaN and of two zeros); the portable set too, as TFLite on the same processor.
+@_transparent func maximum(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
+@_transparent func minimum(_ a: Float, _ b: Float) -> Float { a < b ? a : b }

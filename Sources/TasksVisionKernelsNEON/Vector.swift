@@ -36,3 +36,16 @@ public let depthwiseTwoChainTaps: ClosedRange<Int>? = 10...25
 /// Whether a convolution of one output channel sums its taps' channels in two chains (see the conv1oc template): yes,
 /// as XNNPACK's arm64 IGEMM sums a KxK convolution of fewer than 8 output channels (measured on Neoverse V1 and N1).
 let oneChannelConvSumsInPairs = true
+
+/// MAXIMUM and MINIMUM as XNNPACK's arm64 kernels (`fmax`, `fmin`): NaN when either operand is (the first NaN),
+/// and +0 the larger of two zeros, -0 the smaller.
+@_transparent func maximum(_ a: Float, _ b: Float) -> Float {
+    if a.isNaN || b.isNaN { return a.isNaN ? a : b }
+    if a == b { return a.sign == .minus ? b : a }
+    return a > b ? a : b
+}
+@_transparent func minimum(_ a: Float, _ b: Float) -> Float {
+    if a.isNaN || b.isNaN { return a.isNaN ? a : b }
+    if a == b { return a.sign == .minus ? a : b }
+    return a < b ? a : b
+}

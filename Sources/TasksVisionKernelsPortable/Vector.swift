@@ -27,3 +27,8 @@ let depthwiseInteriorPixels = 8
 
 /// The depthwise windows, in taps, that sum in two chains (see the dwconv template): none, as XNNPACK's x86 kernels.
 public let depthwiseTwoChainTaps: ClosedRange<Int>? = nil
+
+/// MAXIMUM and MINIMUM as XNNPACK's x86 kernels (`maxps`, `minps`: `a > b ? a : b`, the second operand when either
+/// is NaN and of two zeros); the portable set too, as TFLite on the same processor.
+@_transparent func maximum(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
+@_transparent func minimum(_ a: Float, _ b: Float) -> Float { a < b ? a : b }

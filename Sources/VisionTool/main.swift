@@ -26,12 +26,12 @@ do {
     ToolProcess.printLine(help.text)
     exit(0)
 } catch let error as UsageError {
-    fail(error.message)
+    fail(ToolProcess.message(error))
 } catch let failures as InputFailures {
     // Each failure was reported as it happened; a total helps only when there were several inputs.
     if failures.total > 1 { fail("\(failures)") }
     ToolProcess.exitIfInterrupted()
     exit(1)
 } catch {
-    fail("\(error)")
+    fail(ToolProcess.message(error))
 }

@@ -27,6 +27,12 @@ public enum CommandLineTool {
     public static func run(_ args: [String]) throws {
         guard let first = args.first else { throw UsageError("no command given\n\(usage)") }
         if ["help", "--help", "-h"].contains(first) {
+            let rest = args.dropFirst().filter { $0 != "--json" }
+            // `vision help segment` is `vision segment --help`; `vision help model` the group's.
+            if first == "help", !rest.isEmpty {
+                try run(Array(rest) + ["--help"])
+                return
+            }
             print(args.dropFirst().contains("--json") ? CommandList.json : usage)
             return
         }
@@ -35,7 +41,10 @@ public enum CommandLineTool {
             return
         }
         if let (command, rest) = Commands.find(args) {
-            try command.run(try command.table.parse(rest))
+            let options = try command.table.parse(rest)
+            // The rule between outputs and inputs, for every command, before any work.
+            try OutputRule.check(command, options)
+            try command.run(options)
             return
         }
         // A group of commands without one of its own (`model info|run`).

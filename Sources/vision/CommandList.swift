@@ -9,6 +9,15 @@ enum CommandList {
         let summary: String
         /// Runs a task over images, videos and cameras (takes PATH..., --video, --json, --stdin).
         let task: Bool
+        /// The options it writes files with (`OutputRule.outputOptions`), for tools that check every writer
+        /// (tools/fault_injection.sh).
+        let outputs: [Output]
+    }
+
+    struct Output: Encodable {
+        let option: String
+        /// DIR (a folder to fill), a file (F.csv), or either (DIR|FILE.mp4).
+        let placeholder: String
     }
 
     struct Run: Encodable {
@@ -29,7 +38,9 @@ enum CommandList {
 
     static var json: String {
         let commands = Commands.all.map {
-            Command(command: $0.table.command, summary: $0.table.summary, task: $0 is any TaskCommand.Type)
+            Command(command: $0.table.command, summary: $0.table.summary, task: $0 is any TaskCommand.Type,
+                    outputs: $0.table.options.filter { OutputRule.outputOptions.contains($0.name) }
+                        .map { Output(option: $0.name, placeholder: $0.placeholder) })
         }
         let runs = BenchmarkTask.all.map { t in
             Run(name: t.entry.name, command: t.commandName, arguments: t.entry.arguments,

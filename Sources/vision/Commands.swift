@@ -10,10 +10,14 @@ protocol VisionCommand {
     static var usageNote: String? { get }
     /// Runs the command on its parsed options.
     static func run(_ options: ParsedOptions) throws
+    /// The names a folder output other than a task's overlays and masks (`--out DIR`) is filled with, for
+    /// `OutputRule`'s check before any work; nil: not known until the work (checked as each file is put in place).
+    static func folderOutputNames(_ options: ParsedOptions) -> ((String) -> Bool)?
 }
 
 extension VisionCommand {
     static var usageNote: String? { nil }
+    static func folderOutputNames(_ options: ParsedOptions) -> ((String) -> Bool)? { nil }
     /// The words that run it: ["gestures", "train"].
     static var words: [String] { table.command.split(separator: " ").map(String.init) }
 }
@@ -33,7 +37,10 @@ enum Commands {
         GesturesLandmarksCommand.self,
         PoseCommand.self,
         PoseSamplesCommand.self,
+        HolisticCommand.self,
         SegmentCommand.self,
+        ClassifyCommand.self,
+        EmbedCommand.self,
         ModelInfoCommand.self,
         ModelRunCommand.self,
         ModelsCommand.self,
@@ -69,6 +76,11 @@ enum Commands {
         }
         guard let best = matching.max(by: { $0.words.count < $1.words.count }) else { return nil }
         return (best, Array(args.dropFirst(best.words.count)))
+    }
+
+    /// The command run by the words `command` ("gestures train").
+    static func named(_ command: String) -> (any VisionCommand.Type)? {
+        all.first { $0.table.command == command }
     }
 
     /// The command another command's option belongs to, for the error naming it ("vision pose").

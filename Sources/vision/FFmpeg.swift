@@ -160,7 +160,7 @@ final class ChildProcess {
 
     /// Starts `executable` with `arguments`; standard error is left for `errorDescriptor` to read.
     init(_ executable: String, _ arguments: [String], input: Bool) throws {
-        name = (executable as NSString).lastPathComponent
+        name = PathText.lastComponent(executable)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         inputPipe = input ? Pipe() : nil
@@ -296,8 +296,13 @@ final class LineReader {
         thread.start()
     }
 
+    /// Lines read so far.
+    var lineCount: Int { lock.lock(); defer { lock.unlock() }; return lines }
+    private var lines = 0
+
     private func keep(_ line: String) {
         lock.lock(); defer { lock.unlock() }
+        lines += 1
         tail.append(line)
         if tail.count > 20 { tail.removeFirst() }
     }
@@ -312,6 +317,13 @@ final class LineReader {
     var lastError: String {
         lock.lock(); defer { lock.unlock() }
         let interesting = tail.filter { !$0.contains("Parsed_showinfo") && !$0.hasPrefix(" ") }
-        return interesting.last ?? tail.last ?? "no error output"
+        // The system's reason when ffmpeg gives one ("...: No space left on device"), even before its summary line
+        // ("Error initializing output stream 0:0 --").
+        let system = interesting.last { line in Self.systemErrors.contains { line.contains($0) } }
+        return system ?? interesting.last ?? tail.last ?? "no error output"
     }
+
+    /// The system's words for a file that cannot be written or read.
+    static let systemErrors: [String] = [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, EIO, EFBIG, ENOENT, ENOTDIR, EISDIR]
+        .map { String(cString: strerror($0)) }
 }

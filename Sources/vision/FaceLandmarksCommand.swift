@@ -21,7 +21,8 @@ enum FaceLandmarksCommand: TaskCommand {
             .flag("--blendshapes", "give the 52 blendshape scores of each face"),
             .flag("--matrices", "give each face's 4x4 transformation matrix (and its head pose in the summary)"),
             .flag("--tongue-out", "give each face's tongue_out score (MediaPipe drops it)"),
-            .flag("--smooth-all", "smooth every tracked face (video, live stream; MediaPipe smooths only one)"),
+            .flag("--smooth-all", "smooth every tracked face (video, live stream; MediaPipe smooths only one)")
+                .forVideoOnly(),
         ] + TaskCommandOptions.common)
 
     static let benchmarks = [
@@ -82,21 +83,54 @@ enum FaceLandmarksCommand: TaskCommand {
             : ": " + faces.joined(separator: " "))
     }
 
+    /// Line widths for a face of these landmarks: the mesh's (1 pixel up to a face of 1,000) and the outlines'.
+    static func meshWidths(_ lms: [NormalizedLandmark], width W: Float, height H: Float) -> (mesh: Int, outline: Int) {
+        let xs = lms.map { $0.x * W }.filter(\.isFinite), ys = lms.map { $0.y * H }.filter(\.isFinite)
+        let size = max((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
+        guard size.isFinite, size > 0 else { return (1, 1) }
+        return (max(1, Int(size / 1000)), max(1, Int(size / 250)))
+    }
+
+    /// The JSON result: MediaPipe's fields, then `headPoses`, each face's yaw, pitch and roll in degrees as the
+    /// summary prints them (with --matrices; empty without).
+    struct Output: Encodable {
+        let result: FaceLandmarkerResult
+
+        enum Key: String, CodingKey { case headPoses }
+
+        func encode(to encoder: Encoder) throws {
+            try result.encode(to: encoder)
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(result.headPoses, forKey: .headPoses)
+        }
+    }
+
     static func report(_ result: FaceLandmarkerResult) -> FrameReport {
-        FrameReport(result: result, summary: summary(result)) { overlay in
+        FrameReport(result: Output(result: result), summary: summary(result)) { overlay in
             let W = Float(overlay.width), H = Float(overlay.height)
-            func draw(_ lms: [NormalizedLandmark], _ connections: [Connection], _ color: (UInt8, UInt8, UInt8)) {
-                for c in connections where lms.indices.contains(c.start) && lms.indices.contains(c.end) {
-                    let a = lms[c.start], b = lms[c.end]
-                    overlay.line(a.x * W, a.y * H, b.x * W, b.y * H, color)
+            func segments(_ lms: [NormalizedLandmark], _ connections: [Connection]) -> [(Float, Float, Float, Float)] {
+                connections.filter { lms.indices.contains($0.start) && lms.indices.contains($0.end) }.map { c in
+                    (lms[c.start].x * W, lms[c.start].y * H, lms[c.end].x * W, lms[c.end].y * H)
                 }
             }
+            func draw(_ lms: [NormalizedLandmark], _ connections: [Connection], _ color: (UInt8, UInt8, UInt8),
+                      width: Int) {
+                for s in segments(lms, connections) { overlay.line(s.0, s.1, s.2, s.3, color, width: width) }
+            }
             for (i, lms) in result.faceLandmarks.enumerated() {
-                draw(lms, FaceLandmarker.tesselationConnections, (110, 110, 110))
-                draw(lms, FaceLandmarker.faceOvalConnections + FaceLandmarker.lipsConnections, (0, 255, 0))
-                draw(lms, FaceLandmarker.leftEyeConnections + FaceLandmarker.leftEyebrowConnections, (0, 200, 255))
-                draw(lms, FaceLandmarker.rightEyeConnections + FaceLandmarker.rightEyebrowConnections, (255, 160, 0))
-                draw(lms, FaceLandmarker.leftIrisConnections + FaceLandmarker.rightIrisConnections, (255, 0, 0))
+                // Widths follow the face, not the image: the 2,556 mesh edges of a face 400 pixels tall are about
+                // 13 pixels long, so the mesh is one pixel wide and blended, the outlines a little wider.
+                let (mesh, outline) = meshWidths(lms, width: W, height: H)
+                overlay.blendedLines(segments(lms, FaceLandmarker.tesselationConnections()), (200, 200, 200),
+                                     width: mesh, alpha: 0.5)
+                draw(lms, FaceLandmarker.faceOvalConnections() + FaceLandmarker.lipsConnections(), (0, 255, 0),
+                     width: outline)
+                draw(lms, FaceLandmarker.leftEyeConnections() + FaceLandmarker.leftEyebrowConnections(), (0, 200, 255),
+                     width: outline)
+                draw(lms, FaceLandmarker.rightEyeConnections() + FaceLandmarker.rightEyebrowConnections(), (255, 160, 0),
+                     width: outline)
+                draw(lms, FaceLandmarker.leftIrisConnections() + FaceLandmarker.rightIrisConnections(), (255, 0, 0),
+                     width: outline)
                 if let ids = result.trackingIds, ids.indices.contains(i) {
                     let minY = lms.map(\.y).min() ?? 0, minX = lms.map(\.x).min() ?? 0
                     overlay.text("#\(ids[i])", minX * W, max(0, minY * H - Float(overlay.thickness * 14)),

@@ -26,21 +26,21 @@ struct FrameMask {
 }
 
 /// Writes the pictures the command line makes of a frame, overlays and masks alike: a PNG named after the
-/// frame in a folder (made if missing), whole or not at all (`OutputFile`).
+/// frame in a folder (made if missing), or one photo's file (PNG or JPEG), whole or not at all (`OutputFile`).
 enum FrameImageWriter {
-    /// `--masks DIR`, checked before any input is read: files must be writable there.
-    static func check(_ options: ParsedOptions) throws {
-        if let folder = options.string("--masks") {
-            try OutputFile.checkWritable(directory: folder, option: "--masks")
-        }
-    }
-
     /// Writes `image` as folder/<frame's stem><suffix>.png.
     static func write(_ image: DecodedImage, into folder: String, for frame: Frame, suffix: String = "") throws {
-        try OutputFile.makeFolder(folder)
+        try OutputPath.makeFolder(folder)
         // Claimed by the frame's input: two inputs of one name are refused, not written over each other.
         let png = PNG.encode(width: image.width, height: image.height, channels: image.channels, pixels: image.pixels)
-        try OutputFile.write(png, to: folder + "/" + frame.stem + suffix + ".png", source: frame.file)
+        try OutputFile.write(png, to: PathText.join(folder, frame.stem + suffix + ".png"), source: frame.file)
+    }
+
+    /// Writes `image` as the file `path`: JPEG (quality 90) or PNG.
+    static func write(_ image: DecodedImage, to path: String, jpeg: Bool, for frame: Frame) throws {
+        let bytes = jpeg ? JPEGEncoder.encode(image, quality: 90)
+            : PNG.encode(width: image.width, height: image.height, channels: image.channels, pixels: image.pixels)
+        try OutputFile.write(bytes, to: path, source: frame.file)
     }
 
     /// Writes a frame's masks into the `--masks` folder, if the options give one.

@@ -31,7 +31,7 @@ struct Frame {
     var name: String { index.map { "\(file) frame \($0)" } ?? file }
     /// The overlay PNG's file name without extension: "a", "clip_000012".
     var stem: String {
-        let base = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        let base = PathText.stem(file)
         return index.map { base + String(format: "_%06d", $0) } ?? base
     }
 }
@@ -53,6 +53,8 @@ final class FrameInput {
     let maxFrames: Int?
     /// Spacing of a folder's frames.
     let frameMilliseconds: Double
+    /// `--fps` as given.
+    let fps: Double?
     private let ffmpeg: FFmpeg?
     private var video: VideoInput?
 
@@ -60,7 +62,8 @@ final class FrameInput {
         orientation = try o.string("--orientation").map(Self.orientation)
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
-        frameMilliseconds = try o.number("--fps").map { 1000 / $0 } ?? TaskCommandOptions.defaultFrameMilliseconds
+        fps = try o.number("--fps")
+        frameMilliseconds = fps.map { 1000 / $0 } ?? TaskCommandOptions.defaultFrameMilliseconds
         // Above 1000 frames a second, frames a millisecond apart would share timestamps.
         if let fps = try o.number("--fps"), fps > 1000 {
             throw UsageError("--fps \(OptionSpec.format(fps)) is out of range: at most 1000 (timestamps are whole "
@@ -72,7 +75,7 @@ final class FrameInput {
                 throw UsageError("no input given: usage: vision \(o.table.command) [options] (\(forms)) "
                                  + "(see vision \(o.table.command) --help)")
             }
-            if let stray = ["--fps", "--max-frames", "--live", "--smooth"].first(where: o.isSet) {
+            if let stray = o.table.options.first(where: { $0.videoOnly && o.isSet($0.name) })?.name {
                 throw UsageError("\(stray) applies to --video input, not to images")
             }
             source = .images(o.positional)
@@ -116,16 +119,17 @@ final class FrameInput {
         ignoreExif = o.flag("--ignore-exif")
         maxFrames = try o.number("--max-frames").map { Int($0) }
         frameMilliseconds = TaskCommandOptions.defaultFrameMilliseconds
+        fps = nil
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: NativePath.native(path), isDirectory: &isDirectory) else {
             throw InputError.missing(path)
         }
-        if isDirectory.boolValue || Self.imageExtensions.contains((path as NSString).pathExtension.lowercased()) {
+        if isDirectory.boolValue || Self.imageExtensions.contains(PathText.fileExtension(path).lowercased()) {
             source = .images([path])
             runningMode = .image
             ffmpeg = nil
         } else {
-            ffmpeg = try FFmpeg.locate(for: "video input \((path as NSString).lastPathComponent)")
+            ffmpeg = try FFmpeg.locate(for: "video input \(PathText.lastComponent(path))")
             source = .videoFile(path)
             runningMode = .video
         }
@@ -141,11 +145,12 @@ final class FrameInput {
         throw UsageError("--orientation \(orientationChoices), got '\(v)'")
     }
 
-    /// Frames a second, for an overlay video: the folder's --fps, or the video stream's rate (30 if it has none).
+    /// Frames a second, for an overlay video: the folder's --fps exactly (30 without it), or the video stream's
+    /// rate (30 if it has none).
     var frameRate: Double {
         switch source {
         case .images: return 1
-        case .frameFolder: return 1000 / frameMilliseconds
+        case .frameFolder: return fps ?? TaskCommandOptions.defaultFrameRate
         case .videoFile, .camera: return video?.frameRate ?? 30
         }
     }
@@ -209,7 +214,7 @@ final class FrameInput {
         // Listed from the names' bytes, so a name that is not UTF-8 is kept (NativePath).
         let names = try (NativePath.contentsOfDirectory(p) ?? FileManager.default.contentsOfDirectory(atPath: p))
             .sorted()
-        let images = names.filter { imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
-        return images.map { p + "/" + $0 }
+        let images = names.filter { imageExtensions.contains(PathText.fileExtension($0).lowercased()) }
+        return images.map { PathText.join(p, $0) }
     }
 }

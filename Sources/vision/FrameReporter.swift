@@ -11,11 +11,13 @@ struct FrameReport {
     var masks: [FrameMask] = []
 }
 
-/// Some inputs could not be processed (each was reported as it failed); the exit status is 1.
+/// Some inputs (or a video's frames) could not be processed (each was reported as it failed); the exit status is 1.
 public struct InputFailures: Error, CustomStringConvertible {
     let failed: Int
     public let total: Int
-    public var description: String { "\(failed) of \(total) input\(total == 1 ? "" : "s") failed" }
+    /// What was counted: "input" (photos, worker inputs) or "frame" (a video's).
+    var noun = "input"
+    public var description: String { "\(failed) of \(total) \(noun)\(total == 1 ? "" : "s") failed" }
 }
 
 /// Prints each frame's result (a JSON line or a summary line) to its `ReportOutput`, draws its
@@ -31,17 +33,34 @@ final class FrameReporter {
     private var total = 0
     /// Live-stream frames sent to the task and not yet answered, by timestamp.
     private var held: [Int: (Frame, MPImage)] = [:]
+    /// An output that cannot be written (a full disk, ffmpeg gone): the run stops with it at the next frame
+    /// (`TaskRun`), since every later frame would fail alike.
+    private var stopError: Error?
+    private let isVideo: Bool
+
+    /// Whether `error`, writing an output, ends the run rather than one frame: the output cannot be written.
+    static func stopsTheRun(_ error: Error) -> Bool {
+        switch error {
+        case OutputError.cannotWrite, FFmpegError.failed: return true
+        default: return false
+        }
+    }
+
+    /// The output failure that stops the run, if one happened.
+    var stopped: Error? { lock.lock(); defer { lock.unlock() }; return stopError }
 
     init(_ o: ParsedOptions, input: FrameInput, output: ReportOutput = ReportOutput()) throws {
         json = o.flag("--json")
         options = o
         overlay = try OverlayTarget(o, input: input)
+        isVideo = input.isVideo
         self.output = output
     }
 
     /// Prints and draws one frame's result.
     func report(_ frame: Frame, _ image: MPImage, _ report: FrameReport) {
         lock.lock(); defer { lock.unlock() }
+        guard stopError == nil else { return }
         total += 1
         do {
             if json {
@@ -57,6 +76,10 @@ final class FrameReporter {
                 report.draw(&drawing)
                 try overlay.write(drawing, for: frame)
             }
+        } catch where Self.stopsTheRun(error) {
+            // Said once, when the run ends with it; not a frame that failed.
+            total -= 1
+            stopError = error
         } catch {
             failLocked(frame, error)
         }
@@ -71,7 +94,7 @@ final class FrameReporter {
 
     private func failLocked(_ frame: Frame, _ error: Error) {
         failed += 1
-        let reason = "\(error)"
+        let reason = ErrorText.describe(error)
         // Image and model errors already start with the file's name.
         output.error(reason.hasPrefix(frame.file) ? reason : "\(frame.name): \(reason)")
     }
@@ -104,12 +127,11 @@ final class FrameReporter {
     /// failure, e.g. a video ffmpeg could not decode to its end), else the overlay video's failure, else
     /// `InputFailures` if any frame failed.
     func finish(after stream: Error? = nil, closing: () throws -> String? = { nil }) throws {
-        if let line = try closing() { output.closing(line) }
-        if overlay?.failure != nil {
-            // Reported with the frame it happened at.
-            lock.lock(); defer { lock.unlock() }
-            throw stream ?? InputFailures(failed: failed, total: total)
+        if let stop = stopped {
+            overlay?.discard()
+            throw stop
         }
+        if let line = try closing() { output.closing(line) }
         do {
             try overlay?.finish()
         } catch {
@@ -117,6 +139,6 @@ final class FrameReporter {
         }
         if let stream { throw stream }
         lock.lock(); defer { lock.unlock() }
-        if failed > 0 { throw InputFailures(failed: failed, total: total) }
+        if failed > 0 { throw InputFailures(failed: failed, total: total, noun: isVideo ? "frame" : "input") }
     }
 }

@@ -37,15 +37,10 @@ enum GesturesLandmarksCommand: VisionCommand {
         return path
     }
 
-    /// An output path, checked before any work: its folder exists and is writable, it is no folder.
+    /// An output path, checked before any work (OutputPath: its folder exists and is writable; no folder, device,
+    /// socket or FIFO; a link followed, a dangling one refused), and returned with its links followed.
     static func outputPath(_ o: ParsedOptions, _ name: String) throws -> String {
         guard let path = o.string(name) else { throw UsageError("\(name) is required") }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw UsageError("\(name) \(path): folder \(folder) does not exist")
-        }
-        // The output policy (OutputPath): no folder, device, socket or FIFO; a link followed; writable.
         return try OutputPath.file(path, option: name)
     }
 

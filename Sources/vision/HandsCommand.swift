@@ -12,7 +12,8 @@ enum HandsCommand: TaskCommand {
                 "minimum hand presence score of the landmark model"),
         .number("--min-tracking-confidence", "X", .unitInterval, default: 0.5,
                 "minimum overlap with the last frame's hand to keep tracking it (video, live stream)"),
-        .flag("--smooth", "smooth landmarks over time per tracked hand (video, live stream; MediaPipe does not)"),
+        .flag("--smooth", "smooth landmarks over time per tracked hand (video, live stream; MediaPipe does not)")
+            .forVideoOnly(),
     ]
 
     static let gestureOptions: [OptionSpec] = [

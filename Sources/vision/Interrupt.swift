@@ -89,10 +89,33 @@ enum Interrupt {
         lock.lock(); handlers[token] = nil; lock.unlock()
     }
 
-    /// Ends the process now: kills the ffmpeg children, removes the partial files, writes `message` (if any) to
-    /// standard error as "vision: message", and exits with `status`.
-    static func stopNow(status: Int32, message: String?) -> Never {
+    nonisolated(unsafe) private static var lastWords: [Int: () -> Void] = [:]
+    nonisolated(unsafe) private static var exiting = false
+
+    /// Adds what stopping at once still does before the exit (write the results already made: `OrderedOutput`);
+    /// returns the token `removeBeforeExit` takes.
+    static func beforeExit(_ body: @escaping () -> Void) -> Int {
+        lock.lock(); defer { lock.unlock() }
+        nextToken += 1
+        lastWords[nextToken] = body
+        return nextToken
+    }
+
+    static func removeBeforeExit(_ token: Int) {
+        lock.lock(); lastWords[token] = nil; lock.unlock()
+    }
+
+    /// Ends the process now: kills the ffmpeg children, writes the results already made (unless standard output
+    /// itself failed: `flush` false), removes the partial files, writes `message` (if any) to standard error as
+    /// "vision: message", and exits with `status`.
+    static func stopNow(status: Int32, message: String?, flush: Bool = true) -> Never {
+        lock.lock()
+        let first = !exiting
+        exiting = true
+        let words = flush && first ? lastWords.sorted { $0.key < $1.key }.map(\.value) : []
+        lock.unlock()
         ChildProcess.killAll()
+        for body in words { body() }
         OutputFile.removePartials()
         NativePath.removeAliases()
         if let message {

@@ -102,14 +102,14 @@ enum ModelCommand {
             try interpreter.setInput(i, bytes: try inputBytes(array, file: file, for: expected))
         }
         interpreter.invoke()
-        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        try OutputPath.makeFolder(outDir)
         for i in 0..<interpreter.outputs.count {
             let output = interpreter.outputs[i]
             let array = output.type == .float32
                 ? NumpyArray(shape: output.shape, floats: try interpreter.output(i))
                 : NumpyArray(shape: output.shape, dtype: output.type == .int8 ? .int8 : .uint8,
                              data: try interpreter.outputBytes(i))
-            try OutputFile.write(array.encoded(), to: "\(outDir)/\(i).npy")
+            try OutputFile.write(array.encoded(), to: PathText.join(outDir, "\(i).npy"))
         }
     }
 }
@@ -151,4 +151,10 @@ enum ModelRunCommand: VisionCommand {
     static var table: OptionTable { ModelCommand.runTable }
     static var usageNote: String? { ModelCommand.modelNote }
     static func run(_ options: ParsedOptions) throws { try ModelCommand.runModel(options) }
+    /// DIR/0.npy, DIR/1.npy, ...: one per output of the model.
+    static func folderOutputNames(_ options: ParsedOptions) -> ((String) -> Bool)? {
+        { name in
+            name.hasSuffix(".npy") && name.count > 4 && name.dropLast(4).allSatisfy { $0.isASCII && $0.isNumber }
+        }
+    }
 }

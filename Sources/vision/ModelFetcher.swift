@@ -40,7 +40,7 @@ struct ModelFetcher {
 
     func run() throws -> Report {
         do {
-            try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+            try OutputPath.makeFolder(destination)
         } catch {
             throw Failure(description: "cannot create the model folder \(destination): \(error.localizedDescription)")
         }
@@ -106,7 +106,7 @@ struct ModelFetcher {
         }
         let bytes = try archive.decompressedData(of: entry)
         try check(bytes, model, what: "\(member) in \(archive.view.name)")
-        return (bytes, "unpacked from \((archive.view.name as NSString).lastPathComponent)")
+        return (bytes, "unpacked from \(PathText.lastComponent(archive.view.name))")
     }
 
     private func copyShared(_ model: ModelCatalog.Model, officialURL: String?) throws -> ([UInt8], String) {

@@ -1,4 +1,5 @@
 import Foundation
+import TasksVision
 import TasksVisionFormat
 
 /// What a model file is, judged from a bundle's members or a `.tflite`'s tensor shapes, so that a
@@ -8,8 +9,9 @@ enum ModelKind: Equatable {
     case faceDetector, palmDetector, handLandmarksDetector, poseDetector, poseLandmarksDetector
     case gestureEmbedder, gestureClassifier
     case handLandmarkerBundle, gestureClassifierBundle, gestureRecognizerBundle, poseLandmarkerBundle
-    case faceLandmarkerBundle
+    case faceLandmarkerBundle, holisticLandmarkerBundle
     case segmenter
+    case imageClassifier
 
     /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
     enum Signature {
@@ -26,6 +28,8 @@ enum ModelKind: Equatable {
         let square: Int?
         /// The last dimension of each output.
         let lastDims: [Int]
+        /// Each output's shape.
+        var outputs: [[Int]] = []
     }
 
     struct Row {
@@ -52,6 +56,10 @@ enum ModelKind: Equatable {
             signature: .model(inputs: 3, outputs: 1) { $0.square == nil && $0.input == [1, 21, 3] }),
         Row(kind: .gestureClassifier, description: "a gesture classifier .tflite",
             signature: .model(inputs: 1, outputs: 1) { $0.square == nil && $0.input == [1, 128] }),
+        // An RGB image in, scores out: [1, N] or [1, 1, 1, N] (efficientnet_lite0, Model Maker's classifiers).
+        Row(kind: .imageClassifier, description: "an image classification .tflite",
+            signature: .model(inputs: 1, outputs: 1) { s in s.input.count == 4 && s.input[3] == 3
+                && s.outputs.allSatisfy { $0.count == 2 || ($0.count == 4 && $0[1] == 1 && $0[2] == 1) } }),
         // An image in, an image-like [1, H, W, C] segmentation out (the selfie models: one channel).
         Row(kind: .segmenter, description: "an image segmentation .tflite",
             signature: .model(inputs: 1, outputs: 1) { $0.input.count == 4 && $0.input[3] == 3 && $0.lastDims.count == 1
@@ -66,6 +74,8 @@ enum ModelKind: Equatable {
             signature: .bundle(["pose_detector.tflite", "pose_landmarks_detector.tflite"])),
         Row(kind: .faceLandmarkerBundle, description: "a face landmarker bundle",
             signature: .bundle(["face_detector.tflite", "face_landmarks_detector.tflite"])),
+        Row(kind: .holisticLandmarkerBundle, description: "a holistic landmarker bundle",
+            signature: .bundle(HolisticLandmarker.bundleMembers)),
     ]
 
     private var row: Row? { Self.rows.first { $0.kind == self } }
@@ -92,8 +102,8 @@ enum ModelKind: Equatable {
     func require(_ path: String, command: String) throws {
         let found = Self.inspect(path)
         guard let other = found.first, !found.contains(self) else { return }
-        let name = (path as NSString).lastPathComponent
-        throw UsageError("\(command) needs \(need); \(name) is \(other.description)")
+        let name = PathText.lastComponent(path)
+        throw UsageError("\(command) needs \(need); \(name) is \(other.description), not \(description)")
     }
 
     /// The kinds of a `.tflite`, `.task`, bundle member (`a.task:b.tflite`) or model folder; empty if unknown.
@@ -130,7 +140,7 @@ enum ModelKind: Equatable {
             return nil
         }
         let square = input.count == 4 && input[1] == input[2] && input[3] == 3 ? input[1] : nil
-        let shapes = Shapes(input: input, square: square, lastDims: outputs.map { $0.last ?? 0 })
+        let shapes = Shapes(input: input, square: square, lastDims: outputs.map { $0.last ?? 0 }, outputs: outputs)
         return rows.first { row in
             guard case let .model(inputCount, outputCount, matches) = row.signature else { return false }
             return inputCount == inputs.count && outputCount == outputs.count && matches(shapes)

@@ -83,6 +83,12 @@ enum ModelsFetchCommand: VisionCommand {
                   "a folder whose models/ holds the shared models"),
         ])
 
+    /// The known models' names.
+    static func folderOutputNames(_ options: ParsedOptions) -> ((String) -> Bool)? {
+        let names = Set(ModelCatalog.models.map(\.name))
+        return { names.contains($0) }
+    }
+
     static func run(_ parser: ParsedOptions) throws {
         if let extra = parser.positional.first { throw UsageError("models fetch takes no argument '\(extra)'") }
         let environment = ProcessInfo.processInfo.environment

@@ -99,7 +99,7 @@ enum NativePath {
         if target.first != UInt8(ascii: "/") {
             target = Array(FileManager.default.currentDirectoryPath.utf8) + [UInt8(ascii: "/")] + target
         }
-        let ext = (path as NSString).pathExtension
+        let ext = PathText.fileExtension(path)
         let link = folder + "/\(aliases.count)" + (ext.isEmpty || hasEscapes(ext) ? "" : "." + ext)
         let made = withCString(decode(target)) { symlink($0, link) }
         guard made == 0 else { return path }
@@ -119,10 +119,12 @@ enum NativePath {
         guard let dir = opendir(native(path)) else { return nil }
         defer { closedir(dir) }
         var names: [String] = []
+        // The name is read through a pointer, up to its NUL: an entry is only as long as its name (d_reclen), so
+        // copying the whole 256-byte d_name field would read past it (FuzzOutputPath found it under ASan).
+        guard let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return nil }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
-                Array(raw.prefix { $0 != 0 })
-            }
+            let start = UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self)
+            let name = UnsafeBufferPointer(start: start, count: strlen(start)).map { UInt8(bitPattern: $0) }
             if name == [46] || name == [46, 46] { continue }
             names.append(decode(name))
         }

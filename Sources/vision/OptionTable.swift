@@ -66,6 +66,15 @@ struct OptionSpec {
     var repeatable = false
     /// Must be given (usage shows it without brackets).
     var required = false
+    /// Applies to video input (--video, live streams) only: refused on photos.
+    var videoOnly = false
+
+    /// This option, refused on photos (`FrameInput` names it: "--smooth applies to --video input, not to images").
+    func forVideoOnly() -> OptionSpec {
+        var spec = self
+        spec.videoOnly = true
+        return spec
+    }
 
     static func flag(_ name: String, _ help: String, default note: String = "off") -> OptionSpec {
         OptionSpec(name: name, placeholder: "", value: .flag, defaultNote: note, help: help)

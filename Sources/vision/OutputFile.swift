@@ -59,14 +59,28 @@ enum OutputFile {
         }
     }
 
-    /// Claims `path` for input `source`: a second input of the run that would write the same file is refused
-    /// (the overlays of c1/a.png and c2/a.png), rather than one result silently replacing the other.
+    /// Claims `path` for input `source`: a second input of the run that would write the same file (by its
+    /// canonical path: `d/a.png` and `./d/a.png` are one) is refused (the overlays of c1/a.png and c2/a.png),
+    /// rather than one result silently replacing the other.
     static func claim(_ path: String, by source: String) throws {
+        let key = OutputPath.canonicalEntry(path)
         lock.lock(); defer { lock.unlock() }
-        if let first = claims[path], first != source {
+        if let first = claims[key], first != source {
             throw OutputError.collision(path: path, first: first, second: source)
         }
-        claims[path] = source
+        claims[key] = source
+    }
+
+    /// The input that claimed the file at canonical path `key`, if any.
+    static func claimant(_ key: String) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        return claims[key]
+    }
+
+    /// The files claimed in the canonical `folder`: their names and inputs.
+    static func claims(in folder: String) -> [(name: String, source: String)] {
+        lock.lock(); defer { lock.unlock() }
+        return claims.filter { PathText.parent($0.key) == folder }.map { (PathText.lastComponent($0.key), $0.value) }
     }
 
     static func track(_ temp: String) { lock.lock(); partials.insert(temp); lock.unlock() }
@@ -81,82 +95,52 @@ enum OutputFile {
     /// Removes this program's temporary files in `folder` left by runs that have ended (killed, or the machine
     /// stopped): their process id no longer runs. Files of a run still going are left alone.
     static func removeStale(in folder: String) {
-        guard let names = NativePath.contentsOfDirectory(folder.isEmpty ? "." : folder) else { return }
+        let folder = folder.isEmpty ? "." : folder
+        guard let names = NativePath.contentsOfDirectory(folder) else { return }
         for name in names where name.hasPrefix(".") {
             guard let r = name.range(of: marker, options: .backwards) else { continue }
             let digits = name[r.upperBound...].split(separator: "-")
             guard digits.count == 2, let pid = Int32(digits[0]), Int(digits[1]) != nil, pid > 0 else { continue }
             if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
-            _ = NativePath.withCString((folder.isEmpty ? "." : folder) + "/" + name) { unlink($0) }
+            _ = NativePath.withCString(PathText.join(folder, name)) { unlink($0) }
         }
     }
 
-    /// Renames a finished temporary file to its place, replacing what is there.
+    /// Renames a finished temporary file to its place, replacing what is there, unless that is an input of the
+    /// run (`OutputRule`: an output never replaces an input, whatever the checks before the work missed).
     static func commit(_ temp: String, to path: String) throws {
+        if let input = OutputRule.input(at: path) {
+            throw OutputError.replacesInput(option: nil, value: path, path: path, input: input)
+        }
         guard NativePath.withCString(temp, { t in NativePath.withCString(path) { rename(t, $0) } }) == 0 else {
             let reason = String(cString: strerror(errno))
             throw OutputError.cannotWrite(path, reason: reason)
         }
-    }
-
-    /// Makes `path` and the folders above it; a folder made meanwhile by another input (`--jobs`) is no error.
-    static func makeFolder(_ path: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
-            else { throw error }
-        }
-    }
-
-    /// Checks before any work that files can be written into `directory` (made if missing, as the writers
-    /// do): the nearest existing folder on its path must be a writable folder.
-    static func checkWritable(directory: String, option: String) throws {
-        var dir = directory.isEmpty ? "." : directory
-        var isDirectory: ObjCBool = false
-        while !FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory) {
-            let parent = (dir as NSString).deletingLastPathComponent
-            if parent.isEmpty || parent == dir { dir = "."; break }
-            dir = parent
-        }
-        _ = FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory)
-        guard isDirectory.boolValue else {
-            throw OutputError.notAFolder(option: option, path: directory, file: dir)
-        }
-        guard access(dir, W_OK) == 0 else {
-            throw OutputError.notWritable(option: option, path: directory, folder: dir)
-        }
-        if dir == directory { removeStale(in: dir) }
     }
 }
 
 /// An output path that cannot be written, named once before the first frame.
 enum OutputError: Error, CustomStringConvertible {
     case cannotWrite(String, reason: String)
-    case notAFolder(option: String, path: String, file: String)
-    case notWritable(option: String, path: String, folder: String)
-    case missingFolder(option: String, path: String, folder: String)
     /// The output policy (`OutputPath`) refuses `path`: "--out victim: is a folder, not a file".
     case refused(option: String?, path: String, reason: String)
     /// Two inputs would write the same output file.
     case collision(path: String, first: String, second: String)
+    /// Writing `path` (for option `option` given `value`) would replace the input `input` (`OutputRule`).
+    case replacesInput(option: String?, value: String, path: String, input: String)
 
     var description: String {
         switch self {
         case let .cannotWrite(path, reason): return "cannot write \(path): \(reason)"
-        case let .notAFolder(option, path, file):
-            let kind = OutputPath.kind(file, following: true)
-            return "\(option) \(path): \(file) is \(kind == .missing ? "a file" : kind.name), not a folder"
-        case let .notWritable(option, path, folder):
-            return "\(option) \(path): cannot write into \(folder) (permission denied)"
-        case let .missingFolder(option, path, folder):
-            return "\(option) \(path): no such folder \(folder)"
         case let .refused(option, path, reason):
             return (option.map { $0 + " " } ?? "") + "\(path): \(reason)"
         case let .collision(path, first, second):
             return "\(second): its output \(path) was written from \(first) in this run; "
                 + "give inputs of distinct names (or run them into separate folders)"
+        case let .replacesInput(option, value, path, input):
+            let written = path == value || path == input ? "" : " \(path)"
+            return (option.map { $0 + " " } ?? "") + "\(value):\(written) would replace the input \(input); "
+                + "an output never replaces an input"
         }
     }
 }

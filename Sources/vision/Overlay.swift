@@ -38,14 +38,41 @@ struct Overlay {
     /// would trap or a line take billions of steps.
     static func drawable(_ values: Float...) -> Bool { values.allSatisfy { $0.isFinite && abs($0) < 1e6 } }
 
-    mutating func line(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, _ color: (UInt8, UInt8, UInt8)) {
-        guard Self.drawable(x0, y0, x1, y1) else { return }
+    /// A line `width` pixels wide (the image's `thickness` when 0).
+    mutating func line(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, _ color: (UInt8, UInt8, UInt8),
+                       width: Int = 0) {
+        Self.trace(x0, y0, x1, y1, width: width > 0 ? width : thickness) { set($0, $1, color) }
+    }
+
+    /// The pixels of a line `width` wide (exactly: a brush from -(width-1)/2 to width/2), each given to `body`.
+    static func trace(_ x0: Float, _ y0: Float, _ x1: Float, _ y1: Float, width: Int, _ body: (Int, Int) -> Void) {
+        guard drawable(x0, y0, x1, y1) else { return }
         let steps = Int(max(abs(x1 - x0), abs(y1 - y0))) + 1
-        let t = thickness
+        let w = max(1, width)
         for i in 0...steps {
             let f = Float(i) / Float(steps)
             let x = Int(x0 + (x1 - x0) * f), y = Int(y0 + (y1 - y0) * f)
-            for dy in -t / 2...t / 2 { for dx in -t / 2...t / 2 { set(x + dx, y + dy, color) } }
+            for dy in -(w - 1) / 2...w / 2 { for dx in -(w - 1) / 2...w / 2 { body(x + dx, y + dy) } }
+        }
+    }
+
+    /// Lines blended over the picture: each pixel they cover, however many of them do, mixed once with `color`
+    /// by `alpha`, so a dense mesh leaves the picture visible under it.
+    mutating func blendedLines(_ segments: [(Float, Float, Float, Float)], _ color: (UInt8, UInt8, UInt8),
+                               width lineWidth: Int, alpha: Float) {
+        let (w, h) = (width, height)
+        var covered = [Bool](repeating: false, count: w * h)
+        for s in segments {
+            Self.trace(s.0, s.1, s.2, s.3, width: lineWidth) { x, y in
+                if x >= 0, y >= 0, x < w, y < h { covered[y * w + x] = true }
+            }
+        }
+        let target = [Float(color.0), Float(color.1), Float(color.2)]
+        for i in covered.indices where covered[i] {
+            for c in 0..<3 {
+                let v = Float(pixels[3 * i + c])
+                pixels[3 * i + c] = UInt8(min(255, max(0, (v + (target[c] - v) * alpha).rounded())))
+            }
         }
     }
 

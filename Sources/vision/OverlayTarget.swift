@@ -1,11 +1,39 @@
 import Foundation
+import TasksVisionImageIO
 
-/// Where `--overlay` drawings go: a PNG per input in a folder, or one video through ffmpeg
-/// (a path ending in a video extension). A path that cannot be written is refused before the first
-/// frame; the video is written under a temporary name and renamed when finished.
+/// What `--overlay` names: a folder (a PNG per input), one photo's file (.png or .jpg), or a video written through
+/// ffmpeg (.mp4 .m4v .mov .mkv .avi). The extension decides (an existing folder named out.mp4 is then refused as a
+/// folder where a file goes); a path ending in `/` is a folder whatever its name, and so is an existing folder of
+/// another name; any other extension is refused, naming the ones that work, rather than taken for a folder's name.
+enum OverlayPath {
+    enum Kind: Equatable {
+        case folder
+        case photo(jpeg: Bool)
+        case video
+    }
+
+    static let photoExtensions: [String: Bool] = ["png": false, "jpg": true, "jpeg": true]
+
+    static func kind(_ path: String, option: String = "--overlay") throws -> Kind {
+        if path.isEmpty || PathText.namesFolder(path) { return .folder }
+        let ext = PathText.fileExtension(path).lowercased()
+        if ext.isEmpty { return .folder }
+        if VideoOutput.extensions.contains(ext) { return .video }
+        if let jpeg = photoExtensions[ext] { return .photo(jpeg: jpeg) }
+        if OutputPath.kind(path, following: true) == .folder { return .folder }
+        let videos = VideoOutput.extensions.sorted().map { "." + $0 }.joined(separator: " ")
+        throw UsageError("\(option) \(path): vision writes no .\(PathText.fileExtension(path)) files; give a folder "
+                         + "(\(path)/ for a folder of that name), one photo's .png or .jpg, or a video: \(videos)")
+    }
+}
+
+/// Where `--overlay` drawings go: a PNG per input in a folder, one photo's file, or one video through ffmpeg.
+/// A path that cannot be written is refused before the first frame (`OutputRule`); the video is written under a
+/// temporary name and renamed when finished.
 final class OverlayTarget {
     enum Kind {
         case pngs(directory: String)
+        case photo(path: String, jpeg: Bool)
         case video(path: String, ffmpeg: FFmpeg)
     }
 
@@ -20,22 +48,23 @@ final class OverlayTarget {
     init?(_ o: ParsedOptions, input: FrameInput) throws {
         guard let path = o.string("--overlay") else { return nil }
         self.input = input
-        if VideoOutput.isVideoPath(path) {
+        switch try OverlayPath.kind(path) {
+        case .video:
             guard input.isVideo else {
-                throw UsageError("--overlay \((path as NSString).lastPathComponent) writes a video of --video input; "
+                throw UsageError("--overlay \(PathText.lastComponent(path)) writes a video of --video input; "
                                  + "give a folder for the images' overlays")
             }
-            let ffmpeg = try FFmpeg.locate(for: "--overlay \((path as NSString).lastPathComponent)")
-            // ffmpeg makes no folders: the video's must exist.
-            let folder = (path as NSString).deletingLastPathComponent
-            var isDirectory: ObjCBool = false
-            if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-                throw OutputError.missingFolder(option: "--overlay", path: path, folder: folder)
-            }
-            // The output policy: no folder or device in the video's place, a link followed, a writable folder.
+            let ffmpeg = try FFmpeg.locate(for: "--overlay \(PathText.lastComponent(path))")
+            // The output policy: no folder or device in the video's place, a link followed, an existing folder.
             kind = .video(path: try OutputPath.file(path, option: "--overlay"), ffmpeg: ffmpeg)
-        } else {
-            try OutputFile.checkWritable(directory: path, option: "--overlay")
+        case .photo(let jpeg):
+            guard !input.isVideo else {
+                throw UsageError("--overlay \(path): a video's overlay is a folder (a PNG per frame) or a video file "
+                                 + "(" + VideoOutput.extensions.sorted().map { "." + $0 }.joined(separator: " ") + ")")
+            }
+            kind = .photo(path: try OutputPath.file(path, option: "--overlay"), jpeg: jpeg)
+        case .folder:
+            try OutputPath.folder(path, option: "--overlay")
             kind = .pngs(directory: path)
         }
     }
@@ -46,6 +75,8 @@ final class OverlayTarget {
         switch kind {
         case .pngs(let dir):
             try FrameImageWriter.write(overlay.image, into: dir, for: frame)
+        case let .photo(path, jpeg):
+            try FrameImageWriter.write(overlay.image, to: path, jpeg: jpeg, for: frame)
         case let .video(path, ffmpeg):
             guard failure == nil else { return }
             do {
@@ -68,7 +99,7 @@ final class OverlayTarget {
         }
     }
 
-    /// Finishes the video file and puts it in its place (nothing to do for PNGs).
+    /// Finishes the video file and puts it in its place (nothing to do for pictures).
     func finish() throws {
         guard let output = video, let temp = temporaryVideo, case let .video(path, _) = kind else { return }
         video = nil
@@ -88,7 +119,10 @@ final class OverlayTarget {
     func discard() {
         video?.abandon()
         video = nil
-        if let temp = temporaryVideo { try? FileManager.default.removeItem(atPath: temp); OutputFile.untrack(temp) }
+        if let temp = temporaryVideo {
+            _ = NativePath.withCString(temp) { unlink($0) }
+            OutputFile.untrack(temp)
+        }
         temporaryVideo = nil
     }
 }

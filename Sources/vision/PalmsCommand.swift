@@ -27,7 +27,7 @@ enum PalmsCommand: TaskCommand {
             let accepted: [ModelKind] = [.handLandmarkerBundle, .gestureRecognizerBundle, .palmDetector]
             if let other = kinds.first, !kinds.contains(where: accepted.contains) {
                 throw UsageError("palms needs a palm detection .tflite or a hand landmarker bundle; "
-                                 + "\((path as NSString).lastPathComponent) is \(other.description)")
+                                 + "\(PathText.lastComponent(path)) is \(other.description)")
             }
             let options = setup.options(HandDetectorOptions(), model: path)
             options.numHands = try o.int("--num-hands")

@@ -22,7 +22,8 @@ enum PoseCommand: TaskCommand {
             .text("--model", "M", default: "Models/\(liteModel) (\(fullModel) with --accurate)",
                   "the pose landmarker .task bundle to use (a path, or bundle.task:member)"),
             .text("--masks", "DIR", default: "none",
-                  "write each input's segmentation mask (the people found, 0-255) as DIR/<name>.png"),
+                  "write each input's segmentation mask (the people found, 0-255) as DIR/<name>.png (a folder of its "
+                  + "own: the --overlay folder would take the same names)"),
         ] + PoseClassificationReporter.specs + TaskCommandOptions.common,
         ownOptions: PoseClassificationReporter.specs.map(\.name),
         notes: [PoseSamplesCommand.note])

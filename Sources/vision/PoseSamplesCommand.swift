@@ -45,7 +45,7 @@ enum PoseSamplesCommand: VisionCommand {
         var skipped = 0
         for (className, images) in classes {
             for path in images {
-                let name = (path as NSString).lastPathComponent
+                let name = PathText.lastComponent(path)
                 // An image that cannot be a sample is skipped and named, as gestures train does.
                 if name.contains(",") || name.contains("\n") || name.contains("\r") {
                     skip(path, "a sample name cannot hold a comma or a line break", &skipped)
@@ -107,7 +107,7 @@ enum PoseSamplesCommand: VisionCommand {
                 throw UsageError("\(sub): a class name cannot hold a comma or a line break")
             }
             let images = try fm.contentsOfDirectory(atPath: sub).sorted()
-                .filter { FrameInput.imageExtensions.contains(($0 as NSString).pathExtension.lowercased()) }
+                .filter { FrameInput.imageExtensions.contains(PathText.fileExtension($0).lowercased()) }
             if !images.isEmpty { classes.append((name, images.map { sub + "/" + $0 })) }
         }
         guard !classes.isEmpty else { throw UsageError("\(dir): no subfolder of PNG or JPEG images (one per class)") }

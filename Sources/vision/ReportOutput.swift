@@ -12,30 +12,31 @@ enum StandardOutput {
 }
 
 /// Where one run's lines go. Outside worker mode: results to standard output as they come, failures to
-/// standard error as "vision: FILE: reason". For a worker input (`--stdin`, `--jobs`): each line is a record
-/// of that input, `{"input":PATH,"id":ID,...}` with the per-process line's fields after these (so removing
-/// them gives that line byte for byte), a failure an `{"input":...,"error":...}` record, and the input ends
-/// with `{"input":...,"done":true,"frames":N}`; lines can be kept until the input is done (`--jobs`).
+/// standard error as "vision: FILE: reason". For a worker input (`--stdin`, `--jobs`): each line goes to the
+/// run's `OrderedOutput` (which writes the inputs' lines in input order as they are made); with `--stdin` each line
+/// is a record of that input, `{"input":PATH,"id":ID,...}` with the per-process line's fields after these (so
+/// removing them gives that line byte for byte), a failure an `{"input":...,"error":...}` record, and the input
+/// ends with `{"input":...,"done":true,"frames":N}` (or `"interrupted":true` when a signal stopped it).
 final class ReportOutput {
-    /// The start of each record of a worker input: `{"input":"a.png","id":"7",` (nil outside worker mode).
+    /// The start of each record of a worker input: `{"input":"a.png","id":"7",` (nil outside `--stdin`).
     let recordPrefix: String?
-    /// Lines held back until `take` (nil: written at once).
-    private var kept: String?
+    /// Where lines go instead of standard output (a worker input's place in the run's order).
+    private let sink: ((String) -> Void)?
     private let lock = NSLock()
     private var results = 0
 
-    /// Outside worker mode: lines to standard output (held back with `keep`) and errors to standard error.
-    init(keep: Bool = false) {
+    /// Outside worker mode: lines to standard output, errors to standard error; `sink` takes the lines instead.
+    init(sink: ((String) -> Void)? = nil) {
         recordPrefix = nil
-        kept = keep ? "" : nil
+        self.sink = sink
     }
 
-    /// The output of worker input `path` (with its `id`, if one was given); `keep` holds the lines back.
-    init(input path: String, id: String?, keep: Bool) {
+    /// The output of `--stdin` input `path` (with its `id`, if one was given), its records given to `sink`.
+    init(input path: String, id: String?, sink: @escaping (String) -> Void) {
         var prefix = "{\"input\":" + Self.quoted(path)
         if let id { prefix += ",\"id\":" + Self.quoted(id) }
         recordPrefix = prefix + ","
-        kept = keep ? "" : nil
+        self.sink = sink
     }
 
     /// Result lines written so far (the frames of the input that have a result).
@@ -75,29 +76,19 @@ final class ReportOutput {
         emit(prefix + "\"done\":true,\"frames\":\(frames)}")
     }
 
-    /// The record of a worker input a signal stopped part way (its frames so far were written).
-    func interrupted() {
-        guard let prefix = recordPrefix else { return }
-        emit(prefix + "\"interrupted\":true,\"frames\":\(frames)}")
+    /// The record of a worker input a signal stopped part way (its frames so far were written); nil outside
+    /// `--stdin`.
+    var interruptedRecord: String? {
+        recordPrefix.map { $0 + "\"interrupted\":true,\"frames\":\(frames)}" }
     }
 
-    /// The lines held back, and no more held (nil when lines were written at once).
-    func take() -> String? {
-        lock.lock(); defer { lock.unlock() }
-        let text = kept
-        kept = nil
-        return text
+    /// Ends a worker input a signal stopped part way.
+    func interrupted() {
+        if let record = interruptedRecord { emit(record) }
     }
 
     private func emit(_ line: String) {
-        lock.lock()
-        if kept != nil {
-            kept? += line + "\n"
-            lock.unlock()
-            return
-        }
-        lock.unlock()
-        StandardOutput.write(line + "\n")
+        if let sink { sink(line) } else { StandardOutput.write(line + "\n") }
     }
 
     /// A JSON string literal, escaped as the JSON lines' own strings are.

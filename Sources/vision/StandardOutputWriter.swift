@@ -25,8 +25,21 @@ enum StandardOutputWriter {
 
     /// Ends the run after a failed write to standard output.
     static func fail(_ code: Int32) -> Never {
-        if code == EPIPE { Interrupt.stopNow(status: 141, message: nil) }
-        Interrupt.stopNow(status: 1, message: "cannot write standard output: " + String(cString: strerror(code)))
+        if code == EPIPE { Interrupt.stopNow(status: 141, message: nil, flush: false) }
+        Interrupt.stopNow(status: 1, message: "cannot write standard output: " + String(cString: strerror(code)),
+                          flush: false)
+    }
+
+    /// Writes `text` as the process ends (`Interrupt.stopNow`): a failure is not reported again.
+    static func writeAtExit(_ text: String) {
+        let bytes = NativePath.bytes(text)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { systemWrite(1, UnsafeRawBufferPointer(rebasing: $0[written...])) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard n > 0 else { return }
+            written += n
+        }
     }
 }
 
@@ -44,6 +57,8 @@ public enum ToolProcess {
     public static var arguments: [String] { NativePath.arguments }
     /// Exits with 130 (after "vision: interrupted") if a signal ended the run.
     public static func exitIfInterrupted() { Interrupt.exitIfRequested() }
+    /// An error as one line in our words (`ErrorText`): no Foundation error codes, no raw bytes.
+    public static func message(_ error: Error) -> String { ErrorText.describe(error) }
     /// Writes a line to standard output, checked as every output line is.
     public static func printLine(_ text: String) { StandardOutput.write(text + "\n") }
 }

@@ -6,6 +6,8 @@ import TasksVision
 enum TaskCommandOptions {
     /// Frame spacing of a folder of frames when --fps is not given (33 ms, as before --fps existed).
     static let defaultFrameMilliseconds = 33.0
+    /// The rate those 33 ms stand for, which an overlay video of the folder is written at.
+    static let defaultFrameRate = 30.0
 
     static let positional = ["PATH...", "--video DIR|FILE|/dev/videoN"]
 
@@ -34,11 +36,13 @@ enum TaskCommandOptions {
         .text("--video", "DIR|FILE|/dev/videoN", default: "none",
               "video mode over a folder of frames (sorted by name) or a video file; live stream from a V4L2 camera"),
         .number("--fps", "X", .positive, default: nil,
-                note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame",
-                "frame rate of a --video folder (video files and cameras carry their own timestamps)"),
-        .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video"),
+                note: "\(OptionSpec.format(defaultFrameMilliseconds)) ms a frame, "
+                    + "\(OptionSpec.format(defaultFrameRate)) in an overlay video",
+                "frame rate of a --video folder (video files and cameras carry their own timestamps)").forVideoOnly(),
+        .number("--max-frames", "N", .atLeast(1), default: nil, note: "all", "stop after N frames of --video")
+            .forVideoOnly(),
         .flag("--live", "feed --video as a live stream (frames dropped while the task is busy)",
-              default: "off; on for /dev/videoN"),
+              default: "off; on for /dev/videoN").forVideoOnly(),
         .flag("--stdin", "worker mode: read inputs (PATH or ID<TAB>PATH: image, folder or video file) from "
               + "standard input, one a line, and write JSON records (with --json)"),
         .number("--jobs", "N", .whole(1...256), default: 1,
@@ -59,9 +63,12 @@ enum TaskCommandOptions {
         try options.string("--roi").map { ImageProcessingOptions(regionOfInterest: try parseRegion($0)) }
     }
 
-    /// The model path: --model, or the default in Models/; checked to be of the kind the command needs.
+    /// The model path: --model (an installed model's name found as `ModelLocator` finds it), or the default in
+    /// Models/; checked to be of the kind the command needs.
     static func modelPath(_ options: ParsedOptions, default file: String, kind: ModelKind) throws -> String {
-        let path = try options.string("--model") ?? TaskCommandSupport.defaultModel(file)
+        let given = options.string("--model")
+        // A name that cannot be found is left to the task, whose error lists the places looked at.
+        let path = try given.map { (try? ModelLocator.resolve($0)) ?? $0 } ?? TaskCommandSupport.defaultModel(file)
         try kind.require(path, command: options.table.command)
         return path
     }

@@ -24,10 +24,17 @@ enum TaskCommandSupport {
     /// `rotation_degrees` does.
     static func load(_ path: String, orientation: ImageOrientation?, ignoreExif: Bool) throws -> MPImage {
         var decoded = try NativePath.reading(path) { try ImageFile.read($0) }
+        // A file decoded despite a fault (a JPEG cut short): one line, and the run goes on as MediaPipe's would.
+        for warning in decoded.warnings { warn(warning.replacingOccurrences(of: NativePath.native(path), with: path)) }
         if !ignoreExif { decoded = decoded.applyingExifOrientation() }
         let format: MPImage.PixelFormat = decoded.channels == 1 ? .gray8 : (decoded.channels == 3 ? .rgb8 : .rgba8)
         return try MPImage(pixels: decoded.pixels, width: decoded.width, height: decoded.height, pixelFormat: format,
                            orientation: orientation ?? .up)
+    }
+
+    /// "vision: warning: ..." on standard error.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("vision: warning: \(ErrorText.escaped(message))\n".utf8))
     }
 
     static let encoder: JSONEncoder = {
@@ -50,7 +57,7 @@ enum TaskCommandSupport {
 
     static func progress(_ i: Int, _ n: Int, _ file: String) {
         guard stderrIsTerminal, showsProgress, n > 1 else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K[\(i + 1)/\(n)] \((file as NSString).lastPathComponent)".utf8))
+        FileHandle.standardError.write(Data("\r\u{1B}[K[\(i + 1)/\(n)] \(PathText.lastComponent(file))".utf8))
         if i + 1 == n { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

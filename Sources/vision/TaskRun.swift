@@ -38,6 +38,8 @@ enum TaskRun {
                 reporter.release(timestamp: frame.timestamp)
                 reporter.fail(frame, error)
             }
+            // An output that cannot be written ends the run now, not after the frames left.
+            if let stop = reporter.stopped { throw stop }
         }
     }
 }

@@ -10,16 +10,48 @@ protocol TaskCommand: VisionCommand {
     static func maker(_ options: ParsedOptions) throws -> TaskMaker
     /// The task's runs in vision-bench (`--task`, `--soak`), and in `vision --help --json`.
     static var benchmarks: [BenchmarkEntry] { get }
+    /// What follows an input's name in the files `--masks DIR` writes ("" for DIR/a.png; segment's category mask
+    /// "_category"), so that `OutputRule` knows every file before any work.
+    static func maskSuffixes(_ options: ParsedOptions) -> [String]
 }
 
 extension TaskCommand {
     static func run(_ options: ParsedOptions) throws {
-        // Output folders are checked before any file is read.
-        try FrameImageWriter.check(options)
         try TaskShell(options, try maker(options)).run()
     }
 
     static var benchmarks: [BenchmarkEntry] { [] }
+    static func maskSuffixes(_ options: ParsedOptions) -> [String] { [""] }
+
+    /// The outputs only a task command has, checked with the others before any work: `--overlay FILE.png`
+    /// holds one photo's drawing, `--overlay FILE.mp4` a video's.
+    static func checkOutputs(_ o: ParsedOptions, _ outputs: [OutputRule.Output]) throws {
+        guard let overlay = o.string("--overlay") else { return }
+        let worker = o.flag("--stdin") || o.isSet("--jobs")
+        switch try OverlayPath.kind(overlay) {
+        case .photo:
+            let videos = "(" + VideoOutput.extensions.sorted().map { "." + $0 }.joined(separator: " ") + ")"
+            if o.isSet("--video") {
+                throw UsageError("--overlay \(overlay): a video's overlay is a folder (a PNG per frame) or a video "
+                                 + "file \(videos)")
+            }
+            let names = worker ? [] : OutputNames.names(of: o)
+            guard !worker, names.count == 1 else {
+                throw UsageError("--overlay \(overlay): a single file can hold one photo's overlay; give a folder")
+            }
+        case .video:
+            if worker {
+                throw UsageError("with \(o.flag("--stdin") ? "--stdin" : "--jobs"), --overlay takes a folder (a PNG "
+                                 + "per frame), not a video file")
+            }
+            if !o.isSet("--video") {
+                throw UsageError("--overlay \(PathText.lastComponent(overlay)) writes a video of --video input; "
+                                 + "give a folder for the images' overlays")
+            }
+        case .folder:
+            break
+        }
+    }
 }
 
 /// How a task command makes its task for a running mode.
@@ -53,7 +85,6 @@ struct TaskShell {
     func run() throws {
         // From here a signal ends the run cleanly (see Interrupt).
         Interrupt.cooperate()
-        try OutputNames.checkDistinct(options)
         if options.flag("--stdin") || options.isSet("--jobs") {
             try WorkerRun(self).run()
             return

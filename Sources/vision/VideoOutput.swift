@@ -8,12 +8,12 @@ final class VideoOutput {
     static let extensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "avi"]
 
     static func isVideoPath(_ path: String) -> Bool {
-        extensions.contains((path as NSString).pathExtension.lowercased())
+        extensions.contains(PathText.fileExtension(path).lowercased())
     }
 
     /// ffmpeg's container for the file's extension (the temporary name it writes has none).
     static func muxer(for path: String) -> String {
-        switch (path as NSString).pathExtension.lowercased() {
+        switch PathText.fileExtension(path).lowercased() {
         case "m4v": return "ipod"
         case "mov": return "mov"
         case "mkv": return "matroska"
@@ -47,13 +47,26 @@ final class VideoOutput {
             : ["-c:v", "mpeg4", "-q:v", "3"]
         let args = ["-hide_banner", "-nostats", "-loglevel", "error", "-y",
                     "-f", "rawvideo", "-pix_fmt", "rgb24", "-video_size", "\(width)x\(height)",
-                    "-framerate", String(format: "%.6g", frameRate), "-i", "pipe:0"]
+                    "-framerate", Self.rate(frameRate), "-i", "pipe:0"]
             + (soundFrom.map { ["-i", $0, "-map", "0:v", "-map", "1:a?", "-c:a", "aac", "-shortest"] } ?? [])
             // yuv420p needs even sizes.
             + ["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] + codec + ["-pix_fmt", "yuv420p"]
             + ["-f", Self.muxer(for: name ?? path), path]
         child = try ChildProcess(ffmpeg.path, args, input: true)
         log = LineReader(descriptor: child.errorDescriptor, onLine: { _ in })
+    }
+
+    /// A frame rate as ffmpeg reads it, exact: "30", "29.97", "30000/1001" for NTSC's 29.97002997...
+    static func rate(_ fps: Double) -> String {
+        for den in [1, 1001, 10, 100, 1000] {
+            let num = (fps * Double(den)).rounded()
+            if num >= 1, num < 1e9, abs(num / Double(den) - fps) < 1e-9 * max(1, fps) {
+                var (a, b) = (Int(num), den)
+                while b != 0 { (a, b) = (b, a % b) }
+                return den == a ? String(Int(num) / a) : "\(Int(num) / a)/\(den / a)"
+            }
+        }
+        return String(format: "%.6g", fps)
     }
 
     /// Appends a frame of `width` x `height` RGB pixels shown at `timestamp` ms (nil: the next slot).
@@ -74,7 +87,15 @@ final class VideoOutput {
             // ffmpeg has gone; its last words say why.
             _ = child.wait()
             log.finish()
-            throw FFmpegError.failed(file: name, message: log.lastError)
+            throw FFmpegError.failed(file: name, message: FFmpegLogLine(log.lastError).message)
+        }
+        // At `-loglevel error` any line is an error (a full disk: "No space left on device"): the file cannot be
+        // whole, so the run stops now rather than after frames ffmpeg's buffers still take.
+        if log.lineCount > 0 {
+            child.terminate()
+            _ = child.wait()
+            log.finish()
+            throw FFmpegError.failed(file: name, message: FFmpegLogLine(log.lastError).message)
         }
         lastSlot = slot
     }
@@ -84,7 +105,9 @@ final class VideoOutput {
         // After Ctrl-C the run waits for the trailer a little longer than its usual grace (Interrupt).
         let status = Interrupt.closingOutput { child.wait() }
         log.finish()
-        guard status == 0 else { throw FFmpegError.failed(file: name, message: log.lastError) }
+        guard status == 0 else {
+            throw FFmpegError.failed(file: name, message: FFmpegLogLine(log.lastError).message)
+        }
     }
 
     /// Stops ffmpeg without finishing the file (the caller removes it).

@@ -49,7 +49,7 @@ struct WheelLocator {
 
     /// The wheel file tools/fetch_models.py downloads must have WHEEL_SHA256.
     private func checkScriptWheel(_ path: String) throws {
-        guard (path as NSString).lastPathComponent == wheel.fileName(tag: wheel.scriptTag) else { return }
+        guard PathText.lastComponent(path) == wheel.fileName(tag: wheel.scriptTag) else { return }
         let digest = try SHA256.hexDigest(ofFile: path)
         guard digest == wheel.scriptSHA256 else {
             throw Failure(description: "\(path): sha256 \(digest), expected \(wheel.scriptSHA256)")

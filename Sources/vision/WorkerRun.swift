@@ -5,8 +5,8 @@ import TasksVision
 /// `--jobs N` runs N inputs at once (from --stdin or PATH...). The task is made once and kept for
 /// images; each video (and each input of a task whose images keep state) gets a new task, so every
 /// input's results are those of a run of its own. An input that fails is reported and the run goes on.
-/// With `--jobs N` each input runs on a task instance of its own with one thread, its lines kept
-/// together and written in input order, so the output equals that of `--jobs 1`.
+/// With `--jobs N` each input runs on a task instance of its own with one thread; its lines go out in input
+/// order as they are made (`OrderedOutput`), so the output equals that of `--jobs 1`.
 final class WorkerRun {
     /// One input: where it came from in order, its id, its path.
     struct Input {
@@ -25,14 +25,15 @@ final class WorkerRun {
     let threads: Int
     /// `--stdin`: inputs from standard input, written as records (`ReportOutput`).
     let fromStdin: Bool
-    /// Taking inputs (which may wait on standard input) and writing outputs have locks of their own, so
-    /// a finished input is written while another thread waits for the next line.
-    private let inputLock = NSLock(), outputLock = NSLock()
+    /// Taking inputs (which may wait on standard input) and counting failures have locks of their own, so a
+    /// finished input is written while another thread waits for the next line.
+    private let inputLock = NSLock(), countLock = NSLock()
     private var positional: [String]
     private var nextIndex = 0
     private var failed = 0
-    private var pending: [Int: String] = [:]
-    private var nextToWrite = 0
+    /// An output that cannot be written (a full disk): no further input is taken.
+    private var stopError: Error?
+    private let output = OrderedOutput()
 
     init(_ shell: TaskShell) throws {
         let o = shell.options
@@ -61,8 +62,8 @@ final class WorkerRun {
         if let stray = ["--live", "--fps"].first(where: o.isSet) {
             throw UsageError("\(stray) does not apply to \(mode) inputs")
         }
-        if let overlay = o.string("--overlay"), VideoOutput.isVideoPath(overlay) {
-            throw UsageError("with \(mode), --overlay takes a folder (a PNG per frame), not a video file")
+        if let overlay = o.string("--overlay"), try OverlayPath.kind(overlay) != .folder {
+            throw UsageError("with \(mode), --overlay takes a folder (a PNG per frame), not a file")
         }
     }
 
@@ -72,16 +73,13 @@ final class WorkerRun {
         // The task is loaded before the first input: a bad model is one error, not one per input.
         slots[0].imageTask = try shell.make(FrameTaskSetup(mode: .image, threads: threads, reporter: nil))
         if jobs == 1 {
-            while let input = next() { _ = process(input, on: slots[0]) }
+            while let input = next() { process(input, on: slots[0]) }
         } else {
             let group = DispatchGroup()
             for slot in slots {
                 group.enter()
                 let thread = Thread { [self] in
-                    while let input = next() {
-                        let text = process(input, on: slot)
-                        write(text, index: input.index)
-                    }
+                    while let input = next() { process(input, on: slot) }
                     group.leave()
                 }
                 // As much stack as the main thread has, for the inference.
@@ -91,14 +89,17 @@ final class WorkerRun {
             group.wait()
         }
         inputLock.lock(); defer { inputLock.unlock() }
-        outputLock.lock(); defer { outputLock.unlock() }
+        countLock.lock(); defer { countLock.unlock() }
         if failed > 0 { throw InputFailures(failed: failed, total: nextIndex) }
     }
 
-    /// The next input (read under the lock, so each is taken once); nil at the end or after Ctrl-C.
+    /// The next input (read under the lock, so each is taken once, and given its place in the output); nil at the
+    /// end, after Ctrl-C, or after an output failed.
     private func next() -> Input? {
         inputLock.lock(); defer { inputLock.unlock() }
         if Interrupt.requested { return nil }
+        countLock.lock(); let stop = stopError != nil; countLock.unlock()
+        if stop { return nil }
         while true {
             let line: String
             if fromStdin {
@@ -117,14 +118,19 @@ final class WorkerRun {
         }
     }
 
-    /// Runs one input on `slot`; returns its lines when they are kept (`--jobs` above 1).
-    private func process(_ input: Input, on slot: Slot) -> String {
-        let keep = jobs > 1
-        let output = fromStdin ? ReportOutput(input: input.path, id: input.id, keep: keep) : ReportOutput(keep: keep)
+    /// Runs one input on `slot`, its lines going out in the run's order.
+    private func process(_ input: Input, on slot: Slot) {
+        let index = input.index
+        let sink: (String) -> Void = { [output] line in output.emit(index, line) }
+        let report = fromStdin ? ReportOutput(input: input.path, id: input.id, sink: sink) : ReportOutput(sink: sink)
+        output.start(index) { report.interruptedRecord }
+        defer { output.finish(index) }
         var ok = true
         do {
+            // The rule between outputs and inputs, for an input that was not on the command line.
+            if fromStdin { try OutputRule.checkWorkerInput(input.path, shell.options) }
             let frames = try FrameInput(worker: input.path, shell.options)
-            let reporter = try FrameReporter(shell.options, input: frames, output: output)
+            let reporter = try FrameReporter(shell.options, input: frames, output: report)
             let task: FrameTask
             if frames.runningMode == .image && !shell.imagesKeepState, let kept = slot.imageTask {
                 task = kept
@@ -140,22 +146,14 @@ final class WorkerRun {
             ok = false
         } catch {
             ok = false
-            let message = (error as? UsageError)?.message ?? "\(error)"
-            output.error(message.hasPrefix(input.path) ? message : "\(input.path): \(message)")
+            let message = ErrorText.describe(error)
+            report.error(message.hasPrefix(input.path) ? message : "\(input.path): \(message)")
+            if FrameReporter.stopsTheRun(error) {
+                countLock.lock(); if stopError == nil { stopError = error }; countLock.unlock()
+            }
         }
         // An input a signal stopped part way gets an `interrupted` record instead of `done`.
-        if Interrupt.requested { output.interrupted() } else { output.done() }
-        if !ok { outputLock.lock(); failed += 1; outputLock.unlock() }
-        return output.take() ?? ""
-    }
-
-    /// Writes an input's kept lines once every input before it has been written.
-    private func write(_ text: String, index: Int) {
-        outputLock.lock(); defer { outputLock.unlock() }
-        pending[index] = text
-        while let t = pending.removeValue(forKey: nextToWrite) {
-            StandardOutput.write(t)
-            nextToWrite += 1
-        }
+        if Interrupt.requested { report.interrupted() } else { report.done() }
+        if !ok { countLock.lock(); failed += 1; countLock.unlock() }
     }
 }

@@ -3,33 +3,40 @@ import TasksVision
 import TasksVisionImageIO
 import XCTest
 
-/// Port of mediapipe/tasks/ios/test/vision/image_segmenter/MPPImageSegmenterTests.mm, the cases its selfie
-/// models allow. Google's selfie_segm_128_128_3.tflite (two channels, softmax) and selfie_segm_144_256_3.tflite,
-/// mozart_square.jpg and their expected masks are Bazel downloads we do not have: the 144x256 case runs
-/// selfie_segmentation_landscape.tflite (144x256, one channel), the 128x128 one selfie_segmenter.tflite, and the
-/// expected masks are MediaPipe 1.2.3's on our photos (Tests/Fixtures/segmentation, 8-bit PNGs), compared with
-/// the test's own soft IoU above 0.96. The deeplabv3.tflite cases (21 categories: cat.jpg's confidence mask,
-/// segmentation_input_rotation0's category mask, the labels) have no selfie counterpart for their expected
-/// values; their running-mode, delegate, timestamp and no-copy cases are model-independent and run here on
-/// selfie_segmenter.tflite, with the selfie model's one mask and label.
+/// Port of mediapipe/tasks/ios/test/vision/image_segmenter/MPPImageSegmenterTests.mm. Its deeplabv3.tflite cases run
+/// on the same network, the official deeplab_v3.tflite (21 Pascal VOC classes); Google's cat.jpg, its cat_mask.jpg
+/// and segmentation_input_rotation0.jpg with its golden are Bazel downloads we do not have, so the photo is
+/// negative_animals_1.png (a dog, class 12, where Google's cat is class 8) and the goldens are MediaPipe 1.2.3's
+/// masks of it (Tests/Fixtures/deeplab: the dog's confidence as an 8-bit PNG, the category mask), compared as the
+/// test compares them (soft IoU, share of consistent pixels, above 0.96). Google's selfie_segm_128_128_3 (two
+/// channels, softmax) and selfie_segm_144_256_3 models and mozart_square.jpg are not here either: the 128x128 case
+/// runs selfie_segmenter.tflite, the 144x256 one selfie_segmentation_landscape.tflite, against MediaPipe's masks
+/// of our photos (Tests/Fixtures/segmentation).
 final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate {
     static let kSimilarityThreshold = 0.96
     static let kMagnificationFactor = 10
+    static let kImageSegmenterModel = "deeplab_v3.tflite"
     static let kSelfieModel = "selfie_segmenter.tflite"
     static let kSelfie144x256Model = "selfie_segmentation_landscape.tflite"
-    /// Our stand-in for cat.jpg (an image the model segments), with MediaPipe's mask of it.
-    static let kImage = "pose_standing_1.png"
-    static let kImageGolden = "selfie_segmenter_pose_standing_1"
+    /// Our stand-in for cat.jpg and segmentation_input_rotation0.jpg, with MediaPipe's confidence of its class
+    /// (the dog, where Google's is the cat) and its category mask.
+    static let kImage = "negative_animals_1.png"
+    static let kImageGolden = "deeplab/negative_animals_1_dog"
+    static let kCategoryGolden = "deeplab/negative_animals_1_category"
+    static let kCatClass = 12
+    static let kExpectedDeeplabV3ConfidenceMaskCount = 21
+    /// The selfie cases' photo and goldens.
+    static let kSelfieImage = "pose_standing_1.png"
+    static let kSelfieGolden = "segmentation/selfie_segmenter_pose_standing_1"
     static let kSequenceFrame = "/testdata/sequences/pose_dance_1/0000.png"
-    static let kLandscapeGolden = "selfie_segmentation_landscape_pose_dance_1_f00"
-    static let kExpectedSelfieConfidenceMaskCount = 1
+    static let kLandscapeGolden = "segmentation/selfie_segmentation_landscape_pose_dance_1_f00"
 
     var liveStreamExpectation: XCTestExpectation?
     var outOfOrderSegmenter: ImageSegmenter?
     var callbackErrors: [String] = []
     let lock = NSLock()
 
-    func options(_ model: String = kSelfieModel) throws -> ImageSegmenterOptions {
+    func options(_ model: String = kImageSegmenterModel) throws -> ImageSegmenterOptions {
         let o = ImageSegmenterOptions()
         o.baseOptions.modelAssetPath = try Port.model(model)
         return o
@@ -37,7 +44,7 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
 
     /// MediaPipe's mask (8-bit PNG) as the iOS test reads a golden image into an `MPPMask`.
     static func golden(_ name: String) throws -> (width: Int, height: Int, floats: [Float], bytes: [UInt8]) {
-        let d = try ImageFile.read(Port.fixtures + "/segmentation/" + name + ".png")
+        let d = try ImageFile.read(Port.fixtures + "/" + name + ".png")
         return (d.width, d.height, d.pixels.map { Float($0) / 255 }, d.pixels)
     }
 
@@ -61,19 +68,21 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
     }
 
     /// `assertImageSegmenterResult:hasConfidenceMasksCount:...atIndex:shouldHaveCategoryMask:`.
-    func assertResult(_ result: ImageSegmenterResult?, masks: Int = kExpectedSelfieConfidenceMaskCount,
-                      approximatelyEquals golden: String = kImageGolden, shouldHaveCategoryMask: Bool = false,
-                      file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertResult(_ result: ImageSegmenterResult?, masks: Int = kExpectedDeeplabV3ConfidenceMaskCount,
+                      approximatelyEquals golden: String = kImageGolden, atIndex index: Int = kCatClass,
+                      shouldHaveCategoryMask: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
         guard let result else { return XCTFail("no result", file: file, line: line) }
         XCTAssertEqual(result.confidenceMasks?.count, masks, file: file, line: line)
         XCTAssertEqual(result.categoryMask != nil, shouldHaveCategoryMask, file: file, line: line)
-        try assertConfidenceMask(result.confidenceMasks?.first, approximatelyEquals: golden, file: file, line: line)
+        XCTAssertLessThan(index, result.confidenceMasks?.count ?? 0, file: file, line: line)
+        guard index < result.confidenceMasks?.count ?? 0 else { return }
+        try assertConfidenceMask(result.confidenceMasks?[index], approximatelyEquals: golden, file: file, line: line)
     }
 
     // MARK: Image mode
 
-    /// The deeplab case's check on the selfie model's category mask: pixels whose value (0 or 255 here, 0 or
-    /// 1 times the magnification factor in Google's golden) agrees with MediaPipe's.
+    /// `assertCategoryMask:approximatelyEqualsExpectedCategoryMaskImageWithFileInfo:`: the share of pixels whose
+    /// class agrees with the golden (Google's golden holds the class times 10, MediaPipe's here the class).
     func testSegmentWithCategoryMaskSucceeds() throws {
         let o = try options()
         o.shouldOutputConfidenceMasks = false
@@ -81,7 +90,7 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
         let result = try ImageSegmenter(options: o).segment(image: try Port.image(Self.kImage))
         XCTAssertNil(result.confidenceMasks)
         let mask = try XCTUnwrap(result.categoryMask)
-        let expected = try Self.golden(Self.kImageGolden + "_category")
+        let expected = try Self.golden(Self.kCategoryGolden)
         XCTAssertEqual([mask.width, mask.height], [expected.width, expected.height])
         let consistent = zip(mask.uint8Data, expected.bytes).filter { $0 == $1 }.count
         XCTAssertGreaterThan(Double(consistent) / Double(expected.bytes.count), Self.kSimilarityThreshold)
@@ -94,14 +103,16 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
 
     /// Google's 128x128 two-channel model is not here: the square selfie model stands in.
     func testSegmentWith128x128SegmentationSucceeds() throws {
-        let segmenter = try ImageSegmenter(options: try options())
-        try assertResult(try segmenter.segment(image: try Port.image(Self.kImage)))
+        let segmenter = try ImageSegmenter(options: try options(Self.kSelfieModel))
+        try assertResult(try segmenter.segment(image: try Port.image(Self.kSelfieImage)), masks: 1,
+                         approximatelyEquals: Self.kSelfieGolden, atIndex: 0)
     }
 
     func testSegmentWith144x256SegmentationSucceeds() throws {
         let segmenter = try ImageSegmenter(options: try options(Self.kSelfie144x256Model))
         let image = try MPImage(contentsOfFile: Port.shared + Self.kSequenceFrame)
-        try assertResult(try segmenter.segment(image: image), approximatelyEquals: Self.kLandscapeGolden)
+        try assertResult(try segmenter.segment(image: image), masks: 1, approximatelyEquals: Self.kLandscapeGolden,
+                         atIndex: 0)
     }
 
     // MARK: Running mode tests
@@ -210,11 +221,12 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
     func imageSegmenter(_ imageSegmenter: ImageSegmenter, didFinishSegmentation result: ImageSegmenterResult?,
                         timestampInMilliseconds: Int, error: Error?) {
         let golden = try? Self.golden(Self.kImageGolden)
-        let mask = result?.confidenceMasks?.first
+        let masks = result?.confidenceMasks ?? []
+        let mask = masks.count > Self.kCatClass ? masks[Self.kCatClass] : nil
         let similar = mask.map { m in
             golden.map { Self.softIOU(m.float32Data, $0.floats) > Self.kSimilarityThreshold } ?? false
         } ?? false
-        let ok = result?.confidenceMasks?.count == Self.kExpectedSelfieConfidenceMaskCount
+        let ok = masks.count == Self.kExpectedDeeplabV3ConfidenceMaskCount
             && result?.categoryMask == nil && similar
         lock.lock()
         if !ok { callbackErrors.append("frame \(timestampInMilliseconds): \(String(describing: error))") }
@@ -250,8 +262,14 @@ final class MPPImageSegmenterTests: XCTestCase, ImageSegmenterLiveStreamDelegate
         XCTAssertEqual(calls, 3)
     }
 
-    /// deeplabv3's 21 labels in Google's test; the selfie models have one.
     func testGetLabelsSucceeds() throws {
-        XCTAssertEqual(try ImageSegmenter(options: try options()).labels, ["selfie"])
+        let expectedLabels = [
+            "background", "aeroplane", "bicycle", "bird", "boat", "bottle", "bus",
+            "car", "cat", "chair", "cow", "dining table", "dog", "horse",
+            "motorbike", "person", "potted plant", "sheep", "sofa", "train", "tv",
+        ]
+        XCTAssertEqual(try ImageSegmenter(options: try options()).labels, expectedLabels)
+        // The selfie models have one.
+        XCTAssertEqual(try ImageSegmenter(options: try options(Self.kSelfieModel)).labels, ["selfie"])
     }
 }

@@ -38,8 +38,11 @@ enum Port {
     /// The photo's pixels turned 90 degrees clockwise, with the orientation that shows them upright
     /// again (`.left`): our stand-in for Google's `*_rotated.jpg` images, which are turned that way
     /// (the C API tests pass them with `rotation_degrees = -90`).
-    static func turnedImage(_ name: String) throws -> MPImage {
-        let d = try ImageFile.read(images + "/" + name)
+    static func turnedImage(_ name: String) throws -> MPImage { try turnedImageFile(images + "/" + name) }
+
+    /// `turnedImage` of a file anywhere (Google's burger.jpg).
+    static func turnedImageFile(_ path: String) throws -> MPImage {
+        let d = try ImageFile.read(path)
         let w = d.width, h = d.height, n = d.channels
         var stored = [UInt8](repeating: 0, count: w * h * n)
         // Clockwise: the stored pixel (x, y) of the h-wide result is the upright (y, h - 1 - x).

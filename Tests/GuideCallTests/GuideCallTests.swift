@@ -8,7 +8,8 @@ import XCTest
 // import only (no @testable), so the API's shape cannot drift from theirs. What differs from the
 // guides is only what Linux lacks: `UIImage` becomes `MPImage(contentsOfFile:)`, and
 // `Bundle.main.path(forResource:ofType:)` becomes `models.path(forResource:ofType:)`, which also
-// gives a `String?` (the installed model's name, found as `ModelLocator` describes).
+// gives a `String?` (the installed model's name, found as `ModelLocator` describes). Guides/ holds the guides'
+// samples as written, Apple-only ones included (GuideSampleTests and AppleGuideTests run them).
 
 /// Stands in for `Bundle.main` in the guides' model look-up.
 struct ModelFiles {
@@ -143,7 +144,7 @@ final class GuideCallTests: XCTestCase {
         options.faceLandmarkerLiveStreamDelegate = nil
         let result = try FaceLandmarker(options: options).detect(image: image)
         XCTAssertEqual(result.faceLandmarks.first?.count, 478)
-        let connections: [Connection] = FaceLandmarker.faceOvalConnections
+        let connections: [Connection] = FaceLandmarker.faceOvalConnections()
         XCTAssertEqual(connections.count, 36)
     }
 

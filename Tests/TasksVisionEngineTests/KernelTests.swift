@@ -31,6 +31,10 @@ final class KernelTests: KernelTestCase {
 
     struct ConvCase {
         var h, w, cin, cout, k, stride, padTop, padLeft, padBottom, padRight: Int; var act: FusedActivation = .none
+        /// Inputs from one tap to the next (a dilated depthwise convolution's).
+        var dilation = 1
+        /// The window's span in inputs.
+        var span: Int { (k - 1) * dilation + 1 }
     }
 
     func naiveConv(_ c: ConvCase, input: [Float], weights: [Float], bias: [Float],
@@ -612,25 +616,30 @@ final class KernelTests: KernelTestCase {
         XCTAssertNotEqual(Self.xnnpackRowSum(x).bitPattern, inOrder.bitPattern, "the two orders differ on this input")
     }
 
-    /// TRANSPOSE against index arithmetic, for every permutation of a rank-4 shape and the model's rank-4 swaps.
+    /// TRANSPOSE against index arithmetic, for every permutation of rank-4 shapes (the tiled path: an inner output
+    /// axis read with a stride, 4 x 4 blocks with edges of 1 to 3) and the blendshapes model's swaps.
     func testTranspose() {
-        let shape = [2, 3, 4, 5], x = random(120), xB = Buffer(x), oB = Buffer(zeros: 120)
         func permutations(_ a: [Int]) -> [[Int]] {
             a.count <= 1 ? [a] : a.indices.flatMap { i in
                 permutations(Array(a[..<i] + a[(i + 1)...])).map { [a[i]] + $0 } }
         }
-        for p in permutations([0, 1, 2, 3]) {
-            TransposeLayer(input: xB.pointer, inShape: shape, permutation: p, output: oB.pointer).run(context)
-            let out = p.map { shape[$0] }
-            var expected = [Float](repeating: 0, count: 120)
-            for o in 0..<120 {
-                var rest = o, index = [Int](repeating: 0, count: 4)
-                for d in stride(from: 3, through: 0, by: -1) { index[d] = rest % out[d]; rest /= out[d] }
-                var source = [Int](repeating: 0, count: 4)
-                for d in 0..<4 { source[p[d]] = index[d] }
-                expected[o] = x[((source[0] * 3 + source[1]) * 4 + source[2]) * 5 + source[3]]
+        for shape in [[2, 3, 4, 5], [1, 1, 11, 13], [3, 9, 1, 6], [1, 1, 64, 97]] {
+            let n = shape.reduce(1, *), x = random(n), xB = Buffer(x), oB = Buffer(zeros: n)
+            for p in permutations([0, 1, 2, 3]) {
+                let layer = TransposeLayer(input: xB.pointer, inShape: shape, permutation: p, output: oB.pointer)
+                layer.run(context)
+                let out = p.map { shape[$0] }
+                var expected = [Float](repeating: 0, count: n)
+                for o in 0..<n {
+                    var rest = o, index = [Int](repeating: 0, count: 4)
+                    for d in stride(from: 3, through: 0, by: -1) { index[d] = rest % out[d]; rest /= out[d] }
+                    var source = [Int](repeating: 0, count: 4)
+                    for d in 0..<4 { source[p[d]] = index[d] }
+                    expected[o] = x[((source[0] * shape[1] + source[1]) * shape[2] + source[2]) * shape[3] + source[3]]
+                }
+                XCTAssertEqual(oB.values, expected, "\(shape) permutation \(p)")
+                if shape == [1, 1, 64, 97] && p == [0, 1, 3, 2] { XCTAssertNotNil(layer.tiledAxes, "tiled") }
             }
-            XCTAssertEqual(oB.values, expected, "permutation \(p)")
         }
     }
 

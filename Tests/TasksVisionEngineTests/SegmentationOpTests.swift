@@ -85,10 +85,13 @@ final class SegmentationOpTests: KernelTestCase {
     func testAveragePoolAsXNNPACK() {
         // Global pools of 1, 9, 16 and 256 values (one pass, a full pass, a pass and a remainder, 29 passes),
         // strided windows, channels past a vector, a ReLU6 clamp.
+        // On every set's `f32-avgpool-9p`: channels in blocks of four, two and one vectors and one by one (70, 133),
+        // a global pool of many channels split into blocks over the threads (200).
         let cases: [(Int, Int, Int, Int, Int, Int, FusedActivation)] = [
             (1, 1, 5, 1, 1, 1, .none), (3, 3, 16, 3, 3, 3, .none), (4, 4, 9, 4, 4, 4, .relu6),
-            (16, 16, 24, 16, 16, 16, .none), (9, 8, 11, 3, 2, 2, .none), (7, 10, 3, 2, 5, 1, .relu)]
-        for (h, w, c, kh, kw, s, act) in cases {
+            (16, 16, 24, 16, 16, 16, .none), (9, 8, 11, 3, 2, 2, .none), (7, 10, 3, 2, 5, 1, .relu),
+            (5, 6, 70, 5, 6, 1, .relu6), (4, 3, 133, 2, 2, 1, .none), (6, 5, 200, 6, 5, 1, .none)]
+        for set in KernelSet.supported() { for (h, w, c, kh, kw, s, act) in cases {
             let oh = (h - kh) / s + 1, ow = (w - kw) / s + 1
             let input = random(h * w * c, -4, 8)
             var reference = [Float](repeating: 0, count: oh * ow * c)
@@ -106,11 +109,12 @@ final class SegmentationOpTests: KernelTestCase {
             epilogue.activation = act
             let g = ConvGeometry(batch: 1, inH: h, inW: w, inC: c, outH: oh, outW: ow, outC: c, kH: kh, kW: kw,
                                  strideH: s, strideW: s, padTop: 0, padLeft: 0)
-            let layer = AveragePool2DLayer(geometry: g, input: inB.pointer, output: outB.pointer, epilogue: epilogue)
+            let layer = AveragePool2DLayer(geometry: g, input: inB.pointer, output: outB.pointer, epilogue: epilogue,
+                                           kernels: Microkernels(set))
             for run in [context, threaded] {
                 layer.run(run)
                 let differ = zip(outB.values, reference).filter { $0.0.bitPattern != $0.1.bitPattern }.count
-                XCTAssertEqual(differ, 0, "avgpool \(h)x\(w)x\(c) k\(kh)x\(kw) s\(s): outputs that differ")
+                XCTAssertEqual(differ, 0, "\(set) avgpool \(h)x\(w)x\(c) k\(kh)x\(kw) s\(s): outputs that differ")
                 // And an average: within float rounding of the exact mean.
                 for oy in 0..<oh { for ox in 0..<ow {
                     var sum = 0.0
@@ -122,7 +126,7 @@ final class SegmentationOpTests: KernelTestCase {
                     }
                 } }
             }
-        }
+        } }
     }
 
     func testHardSwishAsXNNPACK() {

@@ -97,8 +97,8 @@ class KernelTestCase: XCTestCase {
 
     deinit { context.scratch.deallocate() }
 
-    /// A depthwise convolution as XNNPACK sums it (`chain`: from the bias, taps column by column,
-    /// each a fused multiply-add; taps outside the image left out) and with each product rounded
+    /// A depthwise convolution as XNNPACK sums it (`chain`: from the bias, taps column by column (`c.dilation`
+    /// inputs apart), each a fused multiply-add; taps outside the image left out) and with each product rounded
     /// first (`plain`), before any activation; output channel `o` reads input `o / multiplier`.
     /// `twoChains`: the taps at odd places of the window's order (kx * k + ky) summed in a second chain from zero,
     /// added to the first at the end (XNNPACK's arm64 25-tap kernel, `f32-dwconv-25p8c-minmax-neonfma-acc2`).
@@ -106,13 +106,13 @@ class KernelTestCase: XCTestCase {
                        twoChains: Bool = false)
         -> (chain: [Float], plain: [Float], oh: Int, ow: Int) {
         let cout = c.cin * multiplier
-        let oh = (c.h + c.padTop + c.padBottom - c.k) / c.stride + 1,
-            ow = (c.w + c.padLeft + c.padRight - c.k) / c.stride + 1
+        let oh = (c.h + c.padTop + c.padBottom - c.span) / c.stride + 1,
+            ow = (c.w + c.padLeft + c.padRight - c.span) / c.stride + 1
         var chain = [Float](repeating: 0, count: oh * ow * cout), plain = chain
         for oy in 0..<oh { for ox in 0..<ow { for o in 0..<cout {
             var acc = bias[o], acc2: Float = 0, sum = bias[o]
             for kx in 0..<c.k { for ky in 0..<c.k {
-                let iy = oy * c.stride - c.padTop + ky, ix = ox * c.stride - c.padLeft + kx
+                let iy = oy * c.stride - c.padTop + ky * c.dilation, ix = ox * c.stride - c.padLeft + kx * c.dilation
                 if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w { continue }
                 let x = input[(iy * c.w + ix) * c.cin + o / multiplier], w = weights[(ky * c.k + kx) * cout + o]
                 if twoChains && (kx * c.k + ky) % 2 == 1 { acc2 = acc2.addingProduct(x, w) } else {

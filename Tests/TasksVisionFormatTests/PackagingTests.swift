@@ -75,21 +75,23 @@ final class PackagingTests: XCTestCase {
     /// The files with Apple-only code, by name (moves keep them): what only Apple's SDKs have beyond the C
     /// library, which many files import as Darwin after Glibc (`import Darwin` is checked for its fence only).
     /// A new one must be added here, and the test checks its code is fenced.
-    static let appleOnlyFiles: Set<String> = ["MPImage+Apple.swift", "PlatformBLAS.swift", "CPUFeatures.swift"]
+    static let appleOnlyFiles: Set<String> = ["MPImage+Apple.swift", "VisionImage+Apple.swift",
+                                              "SegmentationMask+Apple.swift", "PlatformBLAS.swift", "CPUFeatures.swift"]
 
     /// What only Apple's SDKs have: their modules, and the calls and types the Apple-only code uses.
     static let appleOnlyTokens = [
-        "import Accelerate", "import CoreGraphics", "import CoreVideo", "import UIKit", "import AppKit",
-        "import Darwin",
+        "import Accelerate", "import CoreGraphics", "import CoreVideo", "import CoreMedia", "import UIKit",
+        "import AVFoundation", "import AppKit", "import Darwin",
         "sysctlbyname", "CGImage", "CGContext", "CGColorSpace", "CVPixelBuffer", "kCVPixelFormatType", "UIImage",
-        "NSImage", "vDSP_", "BNNS",
+        "CMSampleBuffer", "NSImage", "vDSP_", "vImage", "BNNS",
     ]
 
     /// A condition that holds on Apple platforms only.
     static func isAppleOnly(_ condition: String) -> Bool {
         let apple = ["canImport(Darwin)", "canImport(Accelerate)", "canImport(CoreGraphics)", "canImport(CoreVideo)",
-                     "canImport(UIKit)", "canImport(AppKit)", "os(macOS)", "os(iOS)", "os(tvOS)", "os(watchOS)",
-                     "os(visionOS)", "targetEnvironment(macCatalyst)"]
+                     "canImport(CoreMedia)", "canImport(AVFoundation)", "canImport(UIKit)", "canImport(AppKit)",
+                     "os(macOS)", "os(iOS)", "os(tvOS)", "os(watchOS)", "os(visionOS)",
+                     "targetEnvironment(macCatalyst)"]
         let alternatives = condition.components(separatedBy: "||").map { $0.trimmingCharacters(in: .whitespaces) }
         // Every alternative Apple-only (a conjunction is as narrow as its Apple-only part).
         return alternatives.allSatisfy { alternative in
@@ -123,13 +125,13 @@ final class PackagingTests: XCTestCase {
     func testAppleOnlyCodeIsFenced() throws {
         let root = FormatTestPaths.root
         var withAppleCode = Set<String>()
-        var wholeAppleFile: String?
+        var wholeAppleFiles: [String] = []
         for folder in ["Sources", "Benchmarks"] {
             let enumerator = FileManager.default.enumerator(atPath: root + "/" + folder)
             while let file = enumerator?.nextObject() as? String {
                 guard file.hasSuffix(".swift") else { continue }
                 let path = folder + "/" + file
-                if path.hasSuffix("/MPImage+Apple.swift") { wholeAppleFile = root + "/" + path }
+                if path.hasSuffix("+Apple.swift") { wholeAppleFiles.append(root + "/" + path) }
                 let source = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
                 let code = source.components(separatedBy: "\n").filter {
                     !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
@@ -145,17 +147,22 @@ final class PackagingTests: XCTestCase {
                        "files with Apple-only code that PackagingTests.appleOnlyFiles does not list")
         XCTAssertEqual(Self.appleOnlyFiles.subtracting(withAppleCode).sorted(), [],
                        "files PackagingTests.appleOnlyFiles lists that have no Apple-only code")
-        // The wholly Apple-only file has no line outside its fences but comments.
-        let apple = try String(contentsOfFile: try XCTUnwrap(wholeAppleFile), encoding: .utf8)
-        var depth = 0
-        for line in apple.components(separatedBy: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            if line.hasPrefix("#if ") {
-                XCTAssertTrue(Self.isAppleOnly(String(line.dropFirst(4))), line)
-                depth += 1
-            } else if line.hasPrefix("#endif") {
-                depth -= 1
-            } else if depth == 0 {
-                XCTAssertTrue(line.isEmpty || line.hasPrefix("//"), "MPImage+Apple.swift: \(line)")
+        // The wholly Apple-only files (`...+Apple.swift`) have no line outside their fences but comments.
+        XCTAssertEqual(wholeAppleFiles.map { ($0 as NSString).lastPathComponent }.sorted(),
+                       ["MPImage+Apple.swift", "SegmentationMask+Apple.swift", "VisionImage+Apple.swift"])
+        for file in wholeAppleFiles {
+            let name = (file as NSString).lastPathComponent
+            var depth = 0
+            for line in try String(contentsOfFile: file, encoding: .utf8).components(separatedBy: "\n")
+                .map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                if line.hasPrefix("#if ") {
+                    if depth == 0 { XCTAssertTrue(Self.isAppleOnly(String(line.dropFirst(4))), "\(name): \(line)") }
+                    depth += 1
+                } else if line.hasPrefix("#endif") {
+                    depth -= 1
+                } else if depth == 0 {
+                    XCTAssertTrue(line.isEmpty || line.hasPrefix("//"), "\(name): \(line)")
+                }
             }
         }
     }

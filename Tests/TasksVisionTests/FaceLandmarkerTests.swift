@@ -198,15 +198,15 @@ final class FaceLandmarkerTests: XCTestCase {
     }
 
     func testConnectionsHaveMediaPipesSizes() {
-        XCTAssertEqual(FaceLandmarker.lipsConnections.count, 40)
-        XCTAssertEqual(FaceLandmarker.leftEyeConnections.count, 16)
-        XCTAssertEqual(FaceLandmarker.leftEyebrowConnections.count, 8)
-        XCTAssertEqual(FaceLandmarker.leftIrisConnections.count, 4)
-        XCTAssertEqual(FaceLandmarker.rightIrisConnections.first, Connection(start: 469, end: 470))
-        XCTAssertEqual(FaceLandmarker.faceOvalConnections.count, 36)
-        XCTAssertEqual(FaceLandmarker.contoursConnections.count, 40 + 16 + 8 + 4 + 16 + 8 + 4 + 36)
-        XCTAssertEqual(FaceLandmarker.tesselationConnections.count, 2556)
-        let all = FaceLandmarker.faceConnections.flatMap { [$0.start, $0.end] }
+        XCTAssertEqual(FaceLandmarker.lipsConnections().count, 40)
+        XCTAssertEqual(FaceLandmarker.leftEyeConnections().count, 16)
+        XCTAssertEqual(FaceLandmarker.leftEyebrowConnections().count, 8)
+        XCTAssertEqual(FaceLandmarker.leftIrisConnections().count, 4)
+        XCTAssertEqual(FaceLandmarker.rightIrisConnections().first, Connection(start: 469, end: 470))
+        XCTAssertEqual(FaceLandmarker.faceOvalConnections().count, 36)
+        XCTAssertEqual(FaceLandmarker.contoursConnections().count, 40 + 16 + 8 + 4 + 16 + 8 + 4 + 36)
+        XCTAssertEqual(FaceLandmarker.tesselationConnections().count, 2556)
+        let all = FaceLandmarker.faceConnections().flatMap { [$0.start, $0.end] }
         XCTAssertEqual(all.max(), 477)
         XCTAssertEqual(all.min(), 0)
     }

@@ -105,6 +105,15 @@ final class ModelLocatorTests: XCTestCase {
         XCTAssertNil(search().locate("pose_detector.tflite"))
     }
 
+    func testAssembledHolisticBundleStandsInForTheOfficialOne() throws {
+        XCTAssertNil(search().locate("holistic_landmarker.task"))
+        try put(exe + "/Models/holistic_landmarker_assembled.task")
+        XCTAssertEqual(search().locate("holistic_landmarker.task"), exe + "/Models/holistic_landmarker_assembled.task")
+        // The official bundle, wherever it is, comes first.
+        try put(env + "/holistic_landmarker.task")
+        XCTAssertEqual(search().locate("holistic_landmarker.task"), env + "/holistic_landmarker.task")
+    }
+
     func testBundleMemberPathIsFoundByItsFilePart() throws {
         try put(data + "/tasksvision/models/b.task")
         XCTAssertEqual(search().locate("b.task:inner.task:m.tflite"),

@@ -34,12 +34,13 @@ enum CLI {
     struct Result { let status: Int32; let stdout: String; let stderr: String }
 
     /// Runs `executable` (vision by default) with `args`; `environment` entries replace the inherited ones;
-    /// `input` is written to its standard input (which is empty otherwise).
+    /// `input` is written to its standard input (which is empty otherwise); `directory` is its working folder.
     static func run(_ args: [String], environment: [String: String] = [:],
-                    executable path: String? = nil, input: String? = nil) throws -> Result {
+                    executable path: String? = nil, input: String? = nil, directory: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path ?? executable)
         process.arguments = args
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

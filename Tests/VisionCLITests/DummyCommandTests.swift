@@ -51,8 +51,9 @@ final class DummyCommandTests: XCTestCase {
         XCTAssertTrue(usage.contains("vision dummy [--threads N] [options] PATH... | --video DIR|FILE|/dev/videoN"),
                       usage)
         try HelpTests.checkHelp(DummyCommand.self)
-        XCTAssertTrue(CommandList.json.contains(#"{"command":"dummy","summary":"A test-only task: the size of each "#
-                                                + #"image.","task":true}"#), CommandList.json)
+        XCTAssertTrue(CommandList.json.contains(#"{"command":"dummy","outputs":[{"option":"--overlay","#
+                                                + #""placeholder":"DIR|FILE.mp4"}],"summary":"A test-only task: the "#
+                                                + #"size of each image.","task":true}"#), CommandList.json)
         XCTAssertTrue(CommandList.json.contains(#""name":"dummy""#))
 
         // The benchmark makes and runs it from the registry as `vision dummy` would.

@@ -49,7 +49,7 @@ final class HelpTests: XCTestCase {
         let faces = try CLI.run(["faces", "--help"]).stdout.split(whereSeparator: { $0 == " " || $0 == "\n" })
             .joined(separator: " ")
         for needle in ["(default: 0.5)", "(default: 0.3)", "(default: Models/blaze_face_short_range.tflite)",
-                       "--threads N", "(default: 1)", "(default: 33 ms a frame)", "(default: off)"] {
+                       "--threads N", "(default: 1)", "(default: 33 ms a frame, 30 in an overlay video)", "(default: off)"] {
             XCTAssertTrue(faces.contains(needle), needle)
         }
         let top = try CLI.run(["--help"])
@@ -86,12 +86,14 @@ final class HelpTests: XCTestCase {
         let commands = object?["commands"] as? [[String: Any]] ?? []
         XCTAssertEqual(commands.compactMap { $0["command"] as? String }, Commands.builtIn.map { $0.table.command })
         XCTAssertEqual(commands.filter { $0["task"] as? Bool == true }.compactMap { $0["command"] as? String },
-                       ["faces", "face-landmarks", "palms", "hands", "gestures", "pose", "segment"])
+                       ["faces", "face-landmarks", "palms", "hands", "gestures", "pose", "holistic", "segment",
+                        "classify", "embed"])
         let runs = object?["benchmarks"] as? [[String: Any]] ?? []
         XCTAssertEqual(runs.compactMap { $0["name"] as? String },
                        ["faces", "face-landmarks", "face-landmarks-video", "face-landmarks-full",
                         "face-landmarks-full-video", "palms", "hands", "hands-video", "gestures", "gestures-video",
-                        "pose", "pose-stream", "pose-accurate", "pose-accurate-stream", "segment", "segment-general",
-                        "segment-landscape"])
+                        "pose", "pose-stream", "pose-accurate", "pose-accurate-stream", "holistic", "holistic-video",
+                        "holistic-full", "holistic-full-video", "segment", "segment-general", "segment-landscape",
+                        "segment-deeplab", "classify", "classify-float", "embed"])
     }
 }

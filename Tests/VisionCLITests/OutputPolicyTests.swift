@@ -32,7 +32,11 @@ final class OutputPolicyTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: dir + "/dangling.csv", withDestinationPath: "new.csv")
         try FileManager.default.createSymbolicLink(atPath: dir + "/to-folder", withDestinationPath: dir)
         XCTAssertEqual(try OutputPath.file(dir + "/link.csv", option: nil), dir + "/target.csv")
-        XCTAssertEqual(try OutputPath.file(dir + "/dangling.csv", option: nil), dir + "/new.csv")
+        // A dangling link is refused (issue 48): writing through it would make a file the command line never named.
+        XCTAssertThrowsError(try OutputPath.file(dir + "/dangling.csv", option: "--out")) { error in
+            XCTAssertEqual("\(error)", "--out \(dir)/dangling.csv: a dangling symbolic link (to new.csv, which does not "
+                           + "exist); remove it or give another path")
+        }
         XCTAssertThrowsError(try OutputPath.file(dir + "/to-folder", option: "--out")) { error in
             XCTAssertTrue("\(error)".contains("is a folder (the link's target \(dir))"), "\(error)")
         }

@@ -115,7 +115,8 @@ final class ReadmeTests: XCTestCase {
     }
 
     func testEveryOptionOfAnExampleExists() throws {
-        let commands = ["faces", "palms", "hands", "gestures", "pose", "kernels", "model", "models"]
+        let commands = ["faces", "palms", "hands", "gestures", "pose", "holistic", "kernels", "model", "models",
+                        "segment", "classify", "embed"]
         var help: [String: String] = [:]
         var checked = 0
         for (path, text) in try Self.documents() {

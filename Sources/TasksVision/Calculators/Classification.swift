@@ -60,20 +60,19 @@ struct CategoryFilter: Equatable {
     }
 }
 
-/// MediaPipe's `TensorsToClassificationCalculator` with classifier options: categories with
-/// labels, filtered by allow/deny list and score threshold, best first, cut to maxResults.
+/// MediaPipe's `TensorsToClassificationCalculator` with classifier options (`TensorsToClassification`):
+/// categories with labels, filtered by allow/deny list and score threshold, best first (equal scores in the
+/// order MediaPipe's sort leaves them), cut to maxResults.
 public enum ClassificationPostprocessing {
     public static func categories(_ scores: [Float], labels: [String], options: ClassifierOptions) -> [ResultCategory] {
         let filter = CategoryFilter(options: options, labels: labels)
-        var out: [ResultCategory] = []
-        for (i, s) in scores.enumerated() {
-            if !filter.allows(i) { continue }
-            if s < options.scoreThreshold { continue }
-            out.append(ResultCategory(index: i, score: s, categoryName: i < labels.count ? labels[i] : nil))
-        }
-        out.sort { $0.score > $1.score }
-        if options.maxResults > 0 && out.count > options.maxResults { out = Array(out.prefix(options.maxResults)) }
-        return out
+        var o = TensorsToClassification.Options()
+        o.topK = options.maxResults > 0 ? options.maxResults : -1
+        o.minScoreThreshold = options.scoreThreshold
+        o.classIndices = filter.indices
+        o.isAllowlist = filter.isAllowlist
+        o.labels = labels.isEmpty ? nil : LabelMap(names: labels, displayNames: nil)
+        return TensorsToClassification.categories(scores, options: o)
     }
 }
 

@@ -25,6 +25,26 @@ public enum DetectionsToRects {
         r.rotation = normalizeRadians(targetAngle - FloatMath.atan2(-(y1 - y0), x1 - x0))
         return r
     }
+
+    /// The calculator's `USE_KEYPOINTS` conversion: the rect around every keypoint (not the detection's box),
+    /// rotated as `rect`. MediaPipe needs two keypoints at least; nil with fewer.
+    public static func keypointsRect(_ d: RawDetection, imageWidth: Int, imageHeight: Int, startKeypoint: Int,
+                                     endKeypoint: Int, targetAngle: Float) -> NormalizedRect? {
+        guard d.keypoints.count > 1 else { return nil }
+        // NormRectFromKeyPoints starts from the largest float and its negative (`lowest`).
+        var xmin = Float.greatestFiniteMagnitude, ymin = Float.greatestFiniteMagnitude
+        var xmax = -Float.greatestFiniteMagnitude, ymax = -Float.greatestFiniteMagnitude
+        for k in d.keypoints {
+            xmin = min(xmin, k.x); ymin = min(ymin, k.y); xmax = max(xmax, k.x); ymax = max(ymax, k.y)
+        }
+        var boxed = d
+        boxed.box = RelativeBox(xmin: xmin, ymin: ymin, width: xmax - xmin, height: ymax - ymin)
+        var r = rect(boxed, imageWidth: imageWidth, imageHeight: imageHeight, startKeypoint: startKeypoint,
+                     endKeypoint: endKeypoint, targetAngle: targetAngle)
+        r.xCenter = (xmin + xmax) / 2
+        r.yCenter = (ymin + ymax) / 2
+        return r
+    }
 }
 
 /// MediaPipe's `RectTransformationCalculator` on normalized rects: shift in the rect's

@@ -15,6 +15,13 @@ extension LandmarkProjection {
                               rotation: rect.rotation)
         let m = ImageToTensor.transformMatrix(roi, imageWidth: imageWidth, imageHeight: imageHeight,
                                               flipHorizontally: false)
+        return project(lms, matrix: m)
+    }
+
+    /// `LandmarkProjectionCalculator` given a PROJECTION_MATRIX (an image-to-tensor step's MATRIX, row-major
+    /// 4x4): x and y through the matrix, z scaled by the length of the projected unit x segment.
+    public static func project(_ lms: [NormalizedLandmark], matrix m: [Float]) -> [NormalizedLandmark] {
+        guard m.count == 16 else { return lms }
         // CalculateZScale: (0, 0) and (1, 0) projected; std::pow on floats computes in double.
         let zero: Float = 0, one: Float = 1
         let ax = zero * m[0] + zero * m[1] + zero * m[2] + m[3], ay = zero * m[4] + zero * m[5] + zero * m[6] + m[7]

@@ -3,11 +3,14 @@
 /// smoothed one where the new one is uncertain (values near 0.5), to reduce jitter in video.
 ///
 /// MediaPipe's legacy pose solution runs it on the image-sized masks with
-/// `combine_with_previous_ratio: 0.7` (pose_segmentation_filtering.pbtxt); the Tasks
-/// PoseLandmarker graph does not (pose_landmarker_graph.cc has no such node).
+/// `combine_with_previous_ratio: 0.7` (pose_segmentation_filtering.pbtxt), and so does the Tasks
+/// HolisticLandmarker graph (holistic_pose_tracking.cc); the Tasks PoseLandmarker graph does not
+/// (pose_landmarker_graph.cc has no such node).
 enum SegmentationSmoothing {
     /// The legacy pose graph's `combine_with_previous_ratio`.
     static let poseCombineWithPreviousRatio: Float = 0.7
+    /// holistic_pose_tracking.cc's `combine_with_previous_ratio`.
+    static let holisticCombineRatio: Float = 0.7
 
     /// The smoothed mask. Without a previous mask of the same size the current one passes through
     /// (MediaPipe passes it through when MASK_PREVIOUS is empty; it rejects a size change).

@@ -79,36 +79,39 @@ enum SegmenterTensorsToMasks {
     static func confidenceMasks(_ tensor: UnsafeBufferPointer<Float>, shape: Shape, activation: Activation,
                                 outputWidth: Int, outputHeight: Int) -> [[Float]] {
         let pixels = shape.width * shape.height, c = shape.channels
-        guard tensor.count >= shape.count else { return [] }
-        var masks = [[Float]](repeating: [Float](repeating: 0, count: pixels), count: c)
+        guard tensor.count >= shape.count, let t = tensor.baseAddress else { return [] }
+        // The activated channels at the tensor's size, one plane after another.
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: pixels * c)
+        defer { planes.deallocate() }
         if c == 1 && activation != .softmax {
-            masks[0] = activation == .sigmoid ? tensor[0..<pixels].map(sigmoid) : Array(tensor[0..<pixels])
+            for i in 0..<pixels { planes[i] = activation == .sigmoid ? sigmoid(t[i]) : t[i] }
         } else {
-            var activated = [Float](repeating: 0, count: c)
-            activated.withUnsafeMutableBufferPointer { out in
-                for i in 0..<pixels {
-                    let values = UnsafeBufferPointer(rebasing: tensor[(i * c)..<(i * c + c)])
-                    switch activation {
-                    case .none: for j in 0..<c { out[j] = values[j] }
-                    case .sigmoid: for j in 0..<c { out[j] = sigmoid(values[j]) }
-                    case .softmax: softmax(values, into: out)
-                    }
-                    for j in 0..<c { masks[j][i] = out[j] }
+            let activated = UnsafeMutablePointer<Float>.allocate(capacity: c)
+            defer { activated.deallocate() }
+            for i in 0..<pixels {
+                let values = UnsafeBufferPointer(start: t + i * c, count: c)
+                switch activation {
+                case .none: for j in 0..<c { activated[j] = values[j] }
+                case .sigmoid: for j in 0..<c { activated[j] = sigmoid(values[j]) }
+                case .softmax: softmax(values, into: UnsafeMutableBufferPointer(start: activated, count: c))
                 }
+                for j in 0..<c { planes[j * pixels + i] = activated[j] }
             }
         }
-        guard outputWidth != shape.width || outputHeight != shape.height else { return masks }
-        return masks.map {
-            MaskResize.linear($0, width: shape.width, height: shape.height, outputWidth: outputWidth,
-                              outputHeight: outputHeight)
-        }
+        let plane = { (j: Int) in UnsafeBufferPointer(start: planes + j * pixels, count: pixels) }
+        guard outputWidth != shape.width || outputHeight != shape.height else { return (0..<c).map { Array(plane($0)) } }
+        let plan = MaskResize.Plan(width: shape.width, height: shape.height, outputWidth: outputWidth,
+                                   outputHeight: outputHeight)
+        return (0..<c).map { plan.resize(plane($0)) }
     }
 
     /// `ProcessForCategoryMaskCpu`: `outputWidth` x `outputHeight` bytes.
     static func categoryMask(_ tensor: UnsafeBufferPointer<Float>, shape: Shape, activation: Activation,
                              outputWidth: Int, outputHeight: Int) -> [UInt8] {
         var mask = [UInt8](repeating: unlabeled, count: max(0, outputWidth) * max(0, outputHeight))
-        guard tensor.count >= shape.count, outputWidth > 0, outputHeight > 0 else { return mask }
+        guard tensor.count >= shape.count, outputWidth > 0, outputHeight > 0, let t = tensor.baseAddress else {
+            return mask
+        }
         let c = shape.channels, inW = shape.width, inH = shape.height
         // Float quotients as MediaPipe writes them; an output of one row or column (a division by zero
         // there) samples the first row or column.
@@ -132,8 +135,8 @@ enum SegmenterTensorsToMasks {
                     let r0 = y0 * inW, r1 = y1 * inW
                     for x in 0..<outputWidth {
                         let (x0, x1, t1) = columns[x]
-                        let left = lerp(tensor[r0 + x0], tensor[r1 + x0], t0)
-                        var v = lerp(left, lerp(tensor[r0 + x1], tensor[r1 + x1], t0), t1)
+                        let left = lerp(t[r0 + x0], t[r1 + x0], t0)
+                        var v = lerp(left, lerp(t[r0 + x1], t[r1 + x1], t0), t1)
                         if sig { v = sigmoid(v) }
                         m[y * outputWidth + x] = v > 0.5 ? 0 : unlabeled
                     }
@@ -141,25 +144,30 @@ enum SegmenterTensorsToMasks {
             }
             return mask
         }
-        var scores = [Float](repeating: 0, count: c), activated = [Float](repeating: 0, count: c)
-        for y in 0..<outputHeight {
-            let p = Float(y) * heightScale
-            let y0 = Int(max(p.rounded(.down), 0)), y1 = Int(min(p.rounded(.up), maxY))
-            let t0 = max(min(p - Float(y0), 1), 0)
-            for x in 0..<outputWidth {
-                let (x0, x1, t1) = columns[x]
-                for i in 0..<c {
-                    // BilinearInterpolate(v00, v10, v01, v11, t0, t1): along y first, then x.
-                    let v00 = tensor[(y0 * inW + x0) * c + i], v10 = tensor[(y1 * inW + x0) * c + i]
-                    let v01 = tensor[(y0 * inW + x1) * c + i], v11 = tensor[(y1 * inW + x1) * c + i]
-                    scores[i] = lerp(lerp(v00, v10, t0), lerp(v01, v11, t0), t1)
+        // BilinearInterpolate(v00, v10, v01, v11, t0, t1) is lerp(lerp(v00, v10, t0), lerp(v01, v11, t0), t1):
+        // its two inner terms are the row's vertical interpolation at columns x0 and x1, computed once per
+        // output row for every input column (the same floats), then one lerp per channel and pixel.
+        let vertical = UnsafeMutablePointer<Float>.allocate(capacity: inW * c)
+        let values = UnsafeMutablePointer<Float>.allocate(capacity: c)
+        defer { vertical.deallocate(); values.deallocate() }
+        let sig = activation == .sigmoid
+        mask.withUnsafeMutableBufferPointer { m in
+            for y in 0..<outputHeight {
+                let p = Float(y) * heightScale
+                let y0 = Int(max(p.rounded(.down), 0)), y1 = Int(min(p.rounded(.up), maxY))
+                let t0 = max(min(p - Float(y0), 1), 0)
+                let top = t + y0 * inW * c, bottom = t + y1 * inW * c
+                for k in 0..<(inW * c) { vertical[k] = lerp(top[k], bottom[k], t0) }
+                for x in 0..<outputWidth {
+                    let (x0, x1, t1) = columns[x]
+                    let a = vertical + x0 * c, b = vertical + x1 * c
+                    for i in 0..<c { values[i] = lerp(a[i], b[i], t1) }
+                    if sig { for i in 0..<c { values[i] = sigmoid(values[i]) } }
+                    // std::max_element: the first of equal maxima.
+                    var best = 0
+                    for i in 1..<c where values[i] > values[best] { best = i }
+                    m[y * outputWidth + x] = UInt8(truncatingIfNeeded: best)
                 }
-                if activation == .sigmoid { for i in 0..<c { activated[i] = sigmoid(scores[i]) } }
-                let values = activation == .sigmoid ? activated : scores
-                // std::max_element: the first of equal maxima.
-                var best = 0
-                for i in 1..<c where values[i] > values[best] { best = i }
-                mask[y * outputWidth + x] = UInt8(truncatingIfNeeded: best)
             }
         }
         return mask

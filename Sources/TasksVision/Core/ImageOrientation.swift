@@ -1,25 +1,25 @@
+#if !canImport(UIKit)
 /// How stored pixels must be turned to be displayed upright: the eight cases of
-/// `UIImage.Orientation` (EXIF orientations 1-8), mirrored ones included.
+/// `UIImage.Orientation` (EXIF orientations 1-8), mirrored ones included. Where UIKit exists,
+/// `ImageOrientation` is `UIImage.Orientation` itself (MPImage+Apple.swift), as MediaPipe's
+/// `MPImage` and ML Kit's `VisionImage` take it there; the members below are the same on both.
 public enum ImageOrientation: String, Sendable, CaseIterable, Codable {
     case up, down, left, right, upMirrored, downMirrored, leftMirrored, rightMirrored
+}
+#endif
 
+/// The orientations in EXIF order (1-8).
+private let exifOrder: [ImageOrientation] = [.up, .upMirrored, .down, .downMirrored, .leftMirrored, .right,
+                                             .rightMirrored, .left]
+
+// Written without exhaustive switches: `UIImage.Orientation` is an Objective-C enum that may gain cases.
+extension ImageOrientation {
     /// The EXIF orientation number (1-8).
-    public var exifValue: Int {
-        switch self {
-        case .up: return 1
-        case .upMirrored: return 2
-        case .down: return 3
-        case .downMirrored: return 4
-        case .leftMirrored: return 5
-        case .right: return 6
-        case .rightMirrored: return 7
-        case .left: return 8
-        }
-    }
+    public var exifValue: Int { (exifOrder.firstIndex(of: self) ?? 0) + 1 }
 
     public init?(exifValue: Int) {
-        guard let o = Self.allCases.first(where: { $0.exifValue == exifValue }) else { return nil }
-        self = o
+        guard (1...8).contains(exifValue) else { return nil }
+        self = exifOrder[exifValue - 1]
     }
 
     /// Clockwise rotation, in degrees, that turns the stored pixels upright; a mirrored
@@ -27,10 +27,10 @@ public enum ImageOrientation: String, Sendable, CaseIterable, Codable {
     /// `rotation_degrees` 90); `.leftMirrored` (EXIF 5, a transpose) is 90 then a flip.
     public var rotationDegrees: Int {
         switch self {
-        case .up, .upMirrored: return 0
         case .right, .leftMirrored: return 90
         case .down, .downMirrored: return 180
         case .left, .rightMirrored: return 270
+        default: return 0
         }
     }
 

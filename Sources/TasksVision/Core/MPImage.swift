@@ -36,6 +36,9 @@ public struct MPImage: @unchecked Sendable {
     public let bytesPerRow: Int
     public let orientation: ImageOrientation
     let storage: Storage
+    /// The Apple object the pixels were copied from (a `UIImage`, `CVPixelBuffer` or `CMSampleBuffer`), kept for
+    /// MediaPipe's `image`, `pixelBuffer`, `sampleBuffer` and `imageSourceType` (MPImage+Apple.swift); nil elsewhere.
+    let source: AnyObject?
 
     /// Width as displayed (after the orientation is applied), like `UIImage.size`.
     public var width: Int { orientation.swapsDimensions ? pixelHeight : pixelWidth }
@@ -85,6 +88,7 @@ public struct MPImage: @unchecked Sendable {
         self.bytesPerRow = stride
         self.orientation = orientation
         self.storage = .owned(pixels)
+        self.source = nil
     }
 
     /// An image that reads the caller's memory without copying. The memory must stay
@@ -101,22 +105,30 @@ public struct MPImage: @unchecked Sendable {
         self.bytesPerRow = stride
         self.orientation = orientation
         self.storage = .borrowed(buffer)
+        self.source = nil
     }
 
     /// The same pixels with another orientation.
     public func withOrientation(_ orientation: ImageOrientation) -> MPImage {
         MPImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
-                orientation: orientation, storage: storage)
+                orientation: orientation, storage: storage, source: source)
     }
 
     init(pixelWidth: Int, pixelHeight: Int, pixelFormat: PixelFormat, bytesPerRow: Int, orientation: ImageOrientation,
-         storage: Storage) {
+         storage: Storage, source: AnyObject? = nil) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.pixelFormat = pixelFormat
         self.bytesPerRow = bytesPerRow
         self.orientation = orientation
         self.storage = storage
+        self.source = source
+    }
+
+    /// The same pixels, remembering the Apple object they came from.
+    func withSource(_ source: AnyObject) -> MPImage {
+        MPImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixelFormat: pixelFormat, bytesPerRow: bytesPerRow,
+                orientation: orientation, storage: storage, source: source)
     }
 
     /// A copy that owns its pixels (for asynchronous processing).
@@ -127,7 +139,7 @@ public struct MPImage: @unchecked Sendable {
             let needed = bytesPerRow * (pixelHeight - 1) + pixelWidth * pixelFormat.bytesPerPixel
             return MPImage(pixelWidth: pixelWidth, pixelHeight: pixelHeight, pixelFormat: pixelFormat,
                            bytesPerRow: bytesPerRow,
-                           orientation: orientation, storage: .owned(Array(b[0..<needed])))
+                           orientation: orientation, storage: .owned(Array(b[0..<needed])), source: source)
         }
     }
 

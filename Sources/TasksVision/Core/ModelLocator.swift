@@ -23,7 +23,8 @@ import Foundation
 /// `x.tflite` both find an installed `x.tflite` from any working directory.
 ///
 /// 6. When a model is nowhere and another file has its weights under another name (`sameWeights`), that file,
-///    found by steps 1-5: a user whose set-up could reach only the mediapipe wheel still runs the tasks.
+///    found by steps 1-5: a user whose set-up could reach only the mediapipe wheel still runs the tasks. So
+///    too a file that stands in for a model not published where set-up can reach it (`standIns`).
 public enum ModelLocator {
     /// Models whose weights, operators and inputs another model file has, under another name: the MediaPipe Tasks
     /// copy (first) adds 32 bytes of TFLite metadata (version, author) to the file in MediaPipe's Python wheel
@@ -31,6 +32,13 @@ public enum ModelLocator {
     public static let sameWeights: [String: String] = [
         "blaze_face_short_range.tflite": "face_detection_short_range.tflite",
         "hand_detector.tflite": "palm_detection_full.tflite",
+    ]
+
+    /// Bundles that another file stands in for where they are missing: holistic_landmarker_assembled.task holds
+    /// the official member models under the names holistic_landmarker_graph.cc reads (its hand ROI refinement
+    /// model is the legacy holistic graph's hand re-crop model, not the official bundle's float16 copy).
+    public static let standIns: [String: String] = [
+        "holistic_landmarker.task": "holistic_landmarker_assembled.task",
     ]
 
     /// The folders of steps 2-5, in search order, duplicates removed.
@@ -194,7 +202,7 @@ struct ModelSearch {
         if let path = locateAsNamed(nameOrPath) { return path }
         // Step 6: the same weights under another name, found as that name would be.
         let name = (nameOrPath as NSString).lastPathComponent
-        guard let other = ModelLocator.sameWeights[name] else { return nil }
+        guard let other = ModelLocator.sameWeights[name] ?? ModelLocator.standIns[name] else { return nil }
         return locateAsNamed(String(nameOrPath.dropLast(name.count)) + other)
     }
 

@@ -2,8 +2,11 @@ import TasksVisionEngine
 import TasksVisionFormat
 
 /// A loaded model with what MediaPipe reads from its metadata: the input value range and associated files.
+/// The model file's bytes are not kept: the interpreter holds its own converted weights, so a task holds a
+/// model's weights once.
 struct ModelResources {
-    let model: TFLiteModel
+    /// The model's name in messages (its path, or bundle:member).
+    let name: String
     let interpreter: Interpreter
     let metadata: ModelMetadata?
     let associatedFiles: [String: [UInt8]]
@@ -11,7 +14,7 @@ struct ModelResources {
     let inputHeight: Int
 
     init(model: TFLiteModel, threads: Int, options: Interpreter.Options? = nil) throws {
-        self.model = model
+        name = model.name
         var options = options ?? Interpreter.Options()
         options.threads = threads
         interpreter = try Interpreter(model: model, options: options)
@@ -35,7 +38,7 @@ struct ModelResources {
             return .init(min: (0 - mean) / std, max: (255 - mean) / std)
         }
         guard let fallback else {
-            throw VisionTaskError.invalidModel("\(model.name) has no input normalization in its metadata")
+            throw VisionTaskError.invalidModel("\(name) has no input normalization in its metadata")
         }
         return fallback
     }

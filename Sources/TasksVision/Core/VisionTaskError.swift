@@ -46,6 +46,7 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible, Localize
     public var tasksErrorCode: TasksErrorCode {
         switch self {
         case .modelNotFound: return .notFoundError
+        case .invalidModel(let s): return MediaPipeErrorText.status(in: s)?.code ?? .invalidArgumentError
         default: return .invalidArgumentError
         }
     }
@@ -95,6 +96,48 @@ enum MediaPipeErrorText {
     static let noSegmenterOutputMediaPipe = "INVALID_ARGUMENT: At least one of `output_confidence_masks` and "
         + "`output_category_mask` must be set."
 
+    // The classifier's and embedder's option mistakes, as ClassificationPostprocessingGraph and
+    // ConvertToNormalizedRect word them (our messages are these texts, with what was given after them).
+    static let maxResultsZero = "INVALID_ARGUMENT: Invalid `max_results` option: value must be != 0."
+    static let allowAndDenyLists = "INVALID_ARGUMENT: `category_allowlist` and `category_denylist` are mutually "
+        + "exclusive options."
+    static let listsWithoutLabels = "INVALID_ARGUMENT: Using `category_allowlist` or `category_denylist` requires "
+        + "labels to be present in the TFLite Model Metadata but none was found."
+    static let roiOrder = "INVALID_ARGUMENT: Expected RectF with left < right and top < bottom."
+    static let roiRange = "INVALID_ARGUMENT: Expected RectF values to be in [0,1]."
+    /// Option messages that begin with MediaPipe's own text: the text is the localized description.
+    static let optionTexts = [maxResultsZero, allowAndDenyLists, listsWithoutLabels, roiOrder, roiRange]
+
+    /// `MPPCosineSimilarity`'s texts (its sizes message lacks the closing parenthesis).
+    static let cosineMixed = "Cannot compute cosine similarity between quantized and float embeddings."
+    static func cosineSizes(_ a: Int, _ b: Int) -> String {
+        "Cannot compute cosine similarity between embeddings of different sizes (\(a) vs \(b)"
+    }
+
+    /// absl's status names in MediaPipe's texts, with the code each gives.
+    static let statuses: [(name: String, code: TasksErrorCode)] = [
+        ("INVALID_ARGUMENT", .invalidArgumentError), ("NOT_FOUND", .notFoundError),
+        ("FAILED_PRECONDITION", .failedPreconditionError), ("UNIMPLEMENTED", .unimplementedError),
+        ("INTERNAL", .internalError),
+    ]
+
+    /// A model message of the form "<file>: <STATUS>: <MediaPipe's text>" (or without the file): the status's
+    /// code and the text from the status on, MediaPipe's description of the mistake.
+    static func status(in message: String) -> (code: TasksErrorCode, text: String)? {
+        var best: (code: TasksErrorCode, text: String, at: String.Index)?
+        for (name, code) in statuses {
+            let marker = name + ": "
+            var range = message.range(of: marker)
+            while let r = range, r.lowerBound != message.startIndex && !message[..<r.lowerBound].hasSuffix(": ") {
+                range = message.range(of: marker, range: r.upperBound..<message.endIndex)
+            }
+            if let r = range, best.map({ r.lowerBound < $0.at }) ?? true {
+                best = (code, String(message[r.lowerBound...]), r.lowerBound)
+            }
+        }
+        return best.map { ($0.code, $0.text) }
+    }
+
     static let delegateInImageOrVideoMode =
         "The vision task is in image or video mode. The delegate must not be set in the task's options."
     static let missingDelegateInLiveStream =
@@ -138,9 +181,10 @@ enum MediaPipeErrorText {
             }
             if s == missingModelPath { return externalFileUnset }
             if s == noSegmenterOutput { return noSegmenterOutputMediaPipe }
-            return nil
+            if s.hasPrefix("Cannot compute cosine similarity") { return s }
+            return optionTexts.first { s.hasPrefix($0) }
         // A model mistake MediaPipe words itself (e.g. blendshapes asked of a bundle without them).
-        case .invalidModel(let s) where s.hasPrefix("INVALID_ARGUMENT: "): return s
+        case .invalidModel(let s): return status(in: s)?.text
         default: return nil
         }
     }

@@ -12,48 +12,92 @@
 enum MaskResize {
     /// `outputWidth * outputHeight` values; `src` holds `width * height`.
     static func linear(_ src: [Float], width: Int, height: Int, outputWidth: Int, outputHeight: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: max(0, outputWidth) * max(0, outputHeight))
-        guard width > 0, height > 0, outputWidth > 0, outputHeight > 0, src.count >= width * height else { return out }
-        if width == 2 * outputWidth && height == 2 * outputHeight {
-            for dy in 0..<outputHeight {
-                for dx in 0..<outputWidth {
-                    let p = 2 * dy * width + 2 * dx
-                    out[dy * outputWidth + dx] = (src[p] + src[p + 1] + src[p + width] + src[p + width + 1]) * 0.25
-                }
-            }
-            return out
+        let plan = Plan(width: width, height: height, outputWidth: outputWidth, outputHeight: outputHeight)
+        return src.withUnsafeBufferPointer { plan.resize($0) }
+    }
+
+    /// The positions and weights of one resize, computed once for the masks of every channel.
+    struct Plan {
+        let width: Int, height: Int, outputWidth: Int, outputHeight: Int
+        let x0: [Int], x1: [Int], a0: [Float], a1: [Float]
+        let ys: [Position]
+
+        init(width: Int, height: Int, outputWidth: Int, outputHeight: Int) {
+            (self.width, self.height) = (width, height)
+            (self.outputWidth, self.outputHeight) = (max(0, outputWidth), max(0, outputHeight))
+            let ok = width > 0 && height > 0 && outputWidth > 0 && outputHeight > 0
+            let xs = ok ? MaskResize.positions(source: width, destination: outputWidth, clampWeights: true) : []
+            x0 = xs.map(\.index)
+            x1 = xs.map { min($0.index + 1, width - 1) }
+            a0 = xs.map(\.weight0)
+            a1 = xs.map(\.weight1)
+            ys = ok ? MaskResize.positions(source: height, destination: outputHeight, clampWeights: false) : []
         }
-        let xs = positions(source: width, destination: outputWidth, clampWeights: true)
-        let ys = positions(source: height, destination: outputHeight, clampWeights: false)
-        let x0 = xs.map(\.index), x1 = xs.map { min($0.index + 1, width - 1) }
-        let a0 = xs.map(\.weight0), a1 = xs.map(\.weight1)
-        // Two rows interpolated along x; consecutive output rows mostly share them.
-        var rows = [[Float]](repeating: [Float](repeating: 0, count: outputWidth), count: 2)
-        var rowOf = [-1, -1]
-        src.withUnsafeBufferPointer { s in
-            func fill(_ k: Int, _ sy: Int) {
-                if rowOf[k] == sy { return }
-                if rowOf[1 - k] == sy { rows[k] = rows[1 - k]; rowOf[k] = sy; return }
-                let base = sy * width
-                rows[k].withUnsafeMutableBufferPointer { r in
-                    for dx in 0..<outputWidth { r[dx] = s[base + x0[dx]] * a0[dx] + s[base + x1[dx]] * a1[dx] }
-                }
-                rowOf[k] = sy
+
+        /// `src` (`width * height` values) resized.
+        func resize(_ src: UnsafeBufferPointer<Float>) -> [Float] {
+            let count = outputWidth * outputHeight
+            guard width > 0, height > 0, count > 0, src.count >= width * height else {
+                return [Float](repeating: 0, count: count)
             }
-            out.withUnsafeMutableBufferPointer { o in
-                for (dy, p) in ys.enumerated() {
-                    fill(0, min(max(p.index, 0), height - 1))
-                    fill(1, min(max(p.index + 1, 0), height - 1))
-                    let b0 = p.weight0, b1 = p.weight1
-                    rows[0].withUnsafeBufferPointer { r0 in
-                        rows[1].withUnsafeBufferPointer { r1 in
-                            for dx in 0..<outputWidth { o[dy * outputWidth + dx] = r0[dx] * b0 + r1[dx] * b1 }
-                        }
+            // Every value is written by `resize(_:into:)`.
+            return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+                resize(src, into: out)
+                initialized = count
+            }
+        }
+
+        /// `src` resized into `out` (`outputWidth * outputHeight` values).
+        func resize(_ src: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+            let ow = outputWidth, oh = outputHeight
+            guard width > 0, height > 0, ow > 0, oh > 0, src.count >= width * height, out.count >= ow * oh,
+                  let s = src.baseAddress, let o = out.baseAddress else { return }
+            if width == 2 * ow && height == 2 * oh {
+                for dy in 0..<oh {
+                    for dx in 0..<ow {
+                        let p = 2 * dy * width + 2 * dx
+                        o[dy * ow + dx] = (s[p] + s[p + 1] + s[p + width] + s[p + width + 1]) * 0.25
                     }
                 }
+                return
             }
+            // Two rows interpolated along x; consecutive output rows mostly share them.
+            let rows = UnsafeMutablePointer<Float>.allocate(capacity: 2 * ow)
+            defer { rows.deallocate() }
+            var r = (rows, rows + ow)
+            var rowOf = (-1, -1)
+            x0.withUnsafeBufferPointer { x0 in x1.withUnsafeBufferPointer { x1 in
+                a0.withUnsafeBufferPointer { a0 in a1.withUnsafeBufferPointer { a1 in
+                    func fill(_ row: UnsafeMutablePointer<Float>, _ sy: Int) {
+                        let base = s + sy * width
+                        for dx in 0..<ow { row[dx] = base[x0[dx]] * a0[dx] + base[x1[dx]] * a1[dx] }
+                    }
+                    for (dy, p) in ys.enumerated() {
+                        let sy0 = min(max(p.index, 0), height - 1), sy1 = min(max(p.index + 1, 0), height - 1)
+                        if rowOf.0 != sy0 {
+                            if rowOf.1 == sy0 {
+                                swap(&r.0, &r.1)
+                                rowOf = (rowOf.1, rowOf.0)
+                            } else {
+                                fill(r.0, sy0)
+                                rowOf.0 = sy0
+                            }
+                        }
+                        if rowOf.1 != sy1 {
+                            if rowOf.0 == sy1 {
+                                r.1.update(from: r.0, count: ow)
+                            } else {
+                                fill(r.1, sy1)
+                            }
+                            rowOf.1 = sy1
+                        }
+                        let b0 = p.weight0, b1 = p.weight1
+                        let line = o + dy * ow, r0 = r.0, r1 = r.1
+                        for dx in 0..<ow { line[dx] = r0[dx] * b0 + r1[dx] * b1 }
+                    }
+                }}
+            }}
         }
-        return out
     }
 
     struct Position { var index: Int, weight0: Float, weight1: Float }

@@ -3,74 +3,61 @@
 /// the window's elements column by column (its indirection buffer: kx outer, ky inner), in passes of 9,
 /// each pass a fixed tree, `((i2 + i3) + (i4 + i5)) + (((i0 + i1) + i8) + (i6 + i7))`, added to the sum of
 /// the passes before it (zero at first; the last pass has 1 to 9 elements, zeros in place of the rest), then
-/// times the float `1 / (kH * kW)`, then the activation's clamp. Additions only, so every kernel set gives
-/// the same bits.
+/// times the float `1 / (kH * kW)`, then the activation's clamp, on the kernel set's `f32-avgpool-9p` kernel.
+/// Additions only, so every kernel set gives the same bits.
 final class AveragePool2DLayer: PoolingLayer {
     let kind = "AVERAGE_POOL_2D"
     let g: ConvGeometry
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let epilogue: Epilogue
+    /// The window's elements in XNNPACK's order, in floats from its first (`AveragePoolArguments.offsets`).
+    let offsets: UnsafeMutablePointer<Int>
+    let kernel: (AveragePoolArguments) -> Void
 
     init(geometry: ConvGeometry, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-         epilogue: Epilogue) {
+         epilogue: Epilogue, kernels: Microkernels = .portable) {
         g = geometry
         self.input = input
         self.output = output
         self.epilogue = epilogue
-    }
-
-    func run(_ context: RunContext) {
-        let c = g.inC
-        parallelFor(g.batch * g.outH, context: context) { item, _ in
-            let n = item / g.outH, oy = item % g.outH
-            for ox in 0..<g.outW {
-                let out = output + ((n * g.outH + oy) * g.outW + ox) * c
-                let origin = input + ((n * g.inH + oy * g.strideH) * g.inW + ox * g.strideW) * c
-                var ch = 0
-                while ch < c {
-                    let lanes = min(8, c - ch)
-                    storeLanes(window(origin + ch, lanes: lanes), out + ch, lanes: lanes)
-                    ch += lanes
-                }
-                epilogue.apply(out, rows: 1, channels: c, stride: c)
+        kernel = kernels.averagePool
+        offsets = .allocate(capacity: max(geometry.kH * geometry.kW, 1))
+        var j = 0
+        for kx in 0..<geometry.kW {
+            for ky in 0..<geometry.kH {
+                (offsets + j).initialize(to: (ky * geometry.inW + kx) * geometry.inC)
+                j += 1
             }
         }
     }
 
-    /// The average of up to 8 channels of one window starting at `origin`.
-    @inline(__always)
-    private func window(_ origin: UnsafePointer<Float>, lanes: Int) -> SIMD8<Float> {
-        let elements = g.kH * g.kW, kH = g.kH, rowStride = g.inW * g.inC, c = g.inC
-        // Element j of the window, column-major; zeros past the end (XNNPACK's zero buffer).
-        @inline(__always) func e(_ j: Int) -> SIMD8<Float> {
-            guard j < elements else { return SIMD8<Float>() }
-            return loadLanes(origin + (j % kH) * rowStride + (j / kH) * c, lanes: lanes)
-        }
-        var acc = SIMD8<Float>()
-        var j = 0
-        while true {
-            let s018 = (e(j) + e(j + 1)) + e(j + 8)
-            let s2345 = (e(j + 2) + e(j + 3)) + (e(j + 4) + e(j + 5))
-            let s67 = e(j + 6) + e(j + 7)
-            acc = acc + (s2345 + (s018 + s67))
-            if elements - j <= 9 { break }
-            j += 9
-        }
-        return acc * SIMD8<Float>(repeating: 1 / Float(elements))
-    }
+    deinit { offsets.deallocate() }
 
-    @inline(__always)
-    private func loadLanes(_ p: UnsafePointer<Float>, lanes: Int) -> SIMD8<Float> {
-        if lanes == 8 { return load8(p) }
-        var v = SIMD8<Float>()
-        for i in 0..<lanes { v[i] = p[i] }
-        return v
-    }
+    /// Channels per item when the outputs are too few rows to share out (a global pooling's one pixel): whole
+    /// vectors of every set, each block summed alone in the same order.
+    static let channelBlock = 64
 
-    @inline(__always)
-    private func storeLanes(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, lanes: Int) {
-        if lanes == 8 { store8(v, p); return }
-        for i in 0..<lanes { p[i] = v[i] }
+    func run(_ context: RunContext) {
+        let c = g.inC, rows = g.batch * g.outH
+        let (lo, hi) = epilogue.bounds
+        let clampOnly = epilogue.bias == nil && epilogue.residual == nil && epilogue.alpha == nil
+            && epilogue.activation != .tanh
+        let blocks = clampOnly && rows < itemsPerThread * context.threads
+            ? max(1, (c + Self.channelBlock - 1) / Self.channelBlock) : 1
+        parallelFor(rows * blocks, context: context) { item, _ in
+            let row = item / blocks, block = item % blocks
+            let n = row / g.outH, oy = row % g.outH
+            let first = blocks == 1 ? 0 : block * Self.channelBlock
+            let count = blocks == 1 ? c : min(Self.channelBlock, c - first)
+            for ox in 0..<g.outW {
+                let out = output + ((n * g.outH + oy) * g.outW + ox) * c + first
+                let origin = input + ((n * g.inH + oy * g.strideH) * g.inW + ox * g.strideW) * c + first
+                kernel(AveragePoolArguments(origin: origin, offsets: offsets, elements: g.kH * g.kW, channels: count,
+                                            output: out, scale: 1 / Float(g.kH * g.kW), lo: clampOnly ? lo : -.infinity,
+                                            hi: clampOnly ? hi : .infinity))
+                if !clampOnly { epilogue.apply(out, rows: 1, channels: count, stride: count) }
+            }
+        }
     }
 }

@@ -1,96 +1,108 @@
 import TasksVisionFormat
-
-/// A two-operand elementwise function, in scalar and 8-lane form.
-protocol BinaryFunction {
-    static func apply(_ a: Float, _ b: Float) -> Float
-    static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float>
-}
-
-enum AddFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a + b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a + b }
-}
-enum SubFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a - b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a - b }
-}
-enum MulFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a * b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a * b }
-}
-enum DivFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a / b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a / b }
-}
-enum MaximumFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a > b ? a : b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { maxLanes(b, a) }
-}
-enum MinimumFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < b ? a : b }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { minLanes(b, a) }
-}
-enum SquaredDifferenceFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { (a - b) * (a - b) }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { (a - b) * (a - b) }
-}
-/// PRELU: x where x >= 0, else x * alpha (alpha is the second operand, broadcast).
-enum PReLUFunction: BinaryFunction {
-    @inline(__always) static func apply(_ a: Float, _ b: Float) -> Float { a < 0 ? a * b : a }
-    @inline(__always) static func apply(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
-        preluLanes(a, b)
-    }
-}
+import TasksVisionKernels
 
 /// The function of a binary elementwise layer.
 enum BinaryOperation: Sendable {
     case add, sub, mul, div, maximum, minimum, squaredDifference, prelu
+
+    /// The kernel's name for it.
+    var function: BinaryElementwiseFunction {
+        switch self {
+        case .add: return .add
+        case .sub: return .sub
+        case .mul: return .mul
+        case .div: return .div
+        case .maximum: return .maximum
+        case .minimum: return .minimum
+        case .squaredDifference: return .squaredDifference
+        case .prelu: return .prelu
+        }
+    }
 }
 
-/// Elementwise binary ops with NumPy broadcasting (ADD, SUB, MUL, DIV, MAXIMUM,
-/// MINIMUM, SQUARED_DIFFERENCE, PRELU), with a fused activation/PReLU epilogue.
+/// Elementwise binary ops with NumPy broadcasting (ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, PRELU),
+/// with a fused activation/PReLU epilogue, on the kernel set's `f32-vbinary` kernel.
 ///
-/// Equal shapes run as one flat loop; an operand that repeats along leading
-/// dimensions (a per-channel vector, a scalar) runs as rows; anything else walks
-/// the broadcast strides. Not generic over the function: a generic class's methods run
-/// unspecialized when called through `Layer` (a witness call per vector), so `run` switches
-/// once on `operation` into loops specialized for each function.
+/// As XNNPACK's binary operators: at load the shapes are reduced to as few dimensions as the broadcast allows
+/// (neighbouring dimensions that both operands read alike merge; dimensions of size 1 drop), the innermost one a run
+/// each operand reads whole or as one repeated value, the next the kernel's rows, any outer ones slabs of rows.
+/// A run computes each output alone, so the split into items (slabs x blocks of rows) never changes a value.
 final class BinaryElementwiseLayer: Layer {
     let kind: String
     let operation: BinaryOperation
     let a: UnsafePointer<Float>, b: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let outShape: [Int]
-    let aStrides: [Int], bStrides: [Int]
     let count: Int
-    let aCount: Int, bCount: Int
     let epilogue: Epilogue
     let channels: Int
+    /// The reduced shape: runs of `columns` outputs, `rows` runs a slab; each operand's steps (0 or 1) and strides.
+    let columns: Int, rows: Int
+    let aStep: Int, bStep: Int, aRowStride: Int, bRowStride: Int
+    /// Where each slab starts in `a` and `b` (the output's slabs are `rows * columns` apart).
+    let aSlabs: [Int], bSlabs: [Int]
+    /// The epilogue's clamp, in the kernel, when the epilogue is no more than that (else the epilogue's own pass).
+    let kernelClamp: (lo: Float, hi: Float)?
+    let kernel: (BinaryElementwiseFunction, BinaryRowsArguments) -> Void
 
     init(kind: String, operation: BinaryOperation, a: UnsafePointer<Float>, aShape: [Int], b: UnsafePointer<Float>,
-         bShape: [Int], output: UnsafeMutablePointer<Float>, outShape: [Int], epilogue: Epilogue) {
+         bShape: [Int], output: UnsafeMutablePointer<Float>, outShape: [Int], epilogue: Epilogue,
+         kernels: Microkernels = .portable) {
         self.kind = kind
         self.operation = operation
         self.a = a; self.b = b; self.output = output
         self.outShape = outShape
         self.count = outShape.reduce(1, *)
-        self.aCount = aShape.reduce(1, *)
-        self.bCount = bShape.reduce(1, *)
-        self.aStrides = Self.broadcastStrides(aShape, to: outShape)
-        self.bStrides = Self.broadcastStrides(bShape, to: outShape)
         self.epilogue = epilogue
         self.channels = max(outShape.last ?? 1, 1)
-        if aCount == count && bCount == count {
-            layout = .same
-        } else if aCount == count && bCount == 1 {
-            layout = .scalarB
-        } else if bCount == count && aCount == 1 {
-            layout = .scalarA
-        } else if aCount == count && bCount > 0 && isTrailing(bStrides, bCount) {
-            layout = .trailingB
-        } else if bCount == count && aCount > 0 && isTrailing(aStrides, aCount) {
-            layout = .trailingA
+        kernel = kernels.binary
+        let clampOnly = epilogue.bias == nil && epilogue.residual == nil && epilogue.alpha == nil
+            && epilogue.activation != .tanh
+        kernelClamp = clampOnly ? epilogue.bounds : nil
+        let dims = Self.reducedDimensions(out: outShape, a: Self.broadcastStrides(aShape, to: outShape),
+                                          b: Self.broadcastStrides(bShape, to: outShape))
+        let inner = dims.first ?? (size: 1, a: 0, b: 0)
+        columns = inner.size
+        aStep = inner.a != 0 ? 1 : 0
+        bStep = inner.b != 0 ? 1 : 0
+        let rowDimension = dims.count > 1 ? dims[1] : (size: 1, a: 0, b: 0)
+        rows = rowDimension.size
+        aRowStride = rowDimension.a
+        bRowStride = rowDimension.b
+        // The slabs' offsets, outer dimensions as an odometer (the last dimension fastest).
+        var aSlabs = [0], bSlabs = [0]
+        for d in dims.dropFirst(2) {
+            var na: [Int] = [], nb: [Int] = []
+            na.reserveCapacity(aSlabs.count * d.size)
+            nb.reserveCapacity(bSlabs.count * d.size)
+            for i in 0..<d.size {
+                na.append(contentsOf: aSlabs.map { $0 + i * d.a })
+                nb.append(contentsOf: bSlabs.map { $0 + i * d.b })
+            }
+            aSlabs = na; bSlabs = nb
         }
+        self.aSlabs = aSlabs
+        self.bSlabs = bSlabs
+    }
+
+    /// The output's dimensions, innermost first, with each operand's stride (0 where it is broadcast): dimensions of
+    /// size 1 dropped, and a dimension merged into the one inside it where both operands read the two as one.
+    static func reducedDimensions(out: [Int], a: [Int], b: [Int]) -> [(size: Int, a: Int, b: Int)] {
+        var dims: [(size: Int, a: Int, b: Int)] = []
+        for i in stride(from: out.count - 1, through: 0, by: -1) where out[i] != 1 {
+            let d = (size: out[i], a: a[i], b: b[i])
+            if let last = dims.last {
+                func merges(_ inner: Int, _ outer: Int) -> Bool {
+                    inner == 0 ? outer == 0 : outer == inner * last.size
+                }
+                if merges(last.a, d.a) && merges(last.b, d.b) {
+                    dims[dims.count - 1] = (last.size * d.size, last.a, last.b)
+                    continue
+                }
+            }
+            dims.append(d)
+        }
+        return dims
     }
 
     /// Strides of `shape` read as `out` (0 along broadcast dimensions).
@@ -121,124 +133,33 @@ final class BinaryElementwiseLayer: Layer {
 
     var flops: Double { Double(count) }
 
-    /// How the operands line up with the output, decided once at load.
-    enum Layout { case same, scalarB, scalarA, trailingB, trailingA, strided }
-    private(set) var layout: Layout = .strided
-
     /// Memory-bound: each output reads two operands.
     var parallelWork: Double { Double(count) * memoryBoundWorkFactor }
 
-    /// Rows of the output per item: about 16K floats (64 KB), so each item's epilogue runs on
-    /// values still in the first-level cache, and a large map splits over the threads.
-    var rowsPerItem: Int { max(1, 16_384 / channels) }
+    /// Rows of a slab per item: about 16K floats (64 KB), so each item's epilogue runs on values still in the
+    /// first-level cache, and a large map splits over the threads.
+    var rowsPerItem: Int { max(1, 16_384 / max(columns, 1)) }
 
     func run(_ context: RunContext) {
-        switch operation {
-        case .add: run(AddFunction.self, context)
-        case .sub: run(SubFunction.self, context)
-        case .mul: run(MulFunction.self, context)
-        case .div: run(DivFunction.self, context)
-        case .maximum: run(MaximumFunction.self, context)
-        case .minimum: run(MinimumFunction.self, context)
-        case .squaredDifference: run(SquaredDifferenceFunction.self, context)
-        case .prelu: run(PReLUFunction.self, context)
-        }
-    }
-
-    @inline(__always)
-    private func run<F: BinaryFunction>(_ f: F.Type, _ context: RunContext) {
-        guard layout != .strided else {
-            strided(f)
-            epilogue.apply(output, rows: count / channels, channels: channels, stride: channels)
-            return
-        }
-        let rows = count / channels, per = rowsPerItem
-        parallelFor((rows + per - 1) / per, context: context) { item, _ in
-            let first = item * per, last = min(rows, first + per)
-            compute(f, first * channels, last * channels)
-            epilogue.apply(output + first * channels, rows: last - first, channels: channels, stride: channels,
-                           firstRow: first)
-        }
-    }
-
-    /// Outputs start..<end of the layouts that are not `.strided`.
-    @inline(__always)
-    private func compute<F: BinaryFunction>(_ f: F.Type, _ start: Int, _ end: Int) {
-        switch layout {
-        case .same:
-            same(f, output + start, a + start, b + start, end - start)
-        case .scalarB:
-            let s = b[0], s8 = SIMD8<Float>(repeating: s)
-            var i = start
-            while i + 8 <= end { store8(F.apply(load8(a + i), s8), output + i); i += 8 }
-            while i < end { output[i] = F.apply(a[i], s); i += 1 }
-        case .scalarA:
-            let s = a[0], s8 = SIMD8<Float>(repeating: s)
-            var i = start
-            while i + 8 <= end { store8(F.apply(s8, load8(b + i)), output + i); i += 8 }
-            while i < end { output[i] = F.apply(s, b[i]); i += 1 }
-        case .trailingB:
-            var i = start
-            while i < end {
-                let j = i % bCount, n = min(end - i, bCount - j)
-                same(f, output + i, a + i, b + j, n)
-                i += n
+        guard count > 0 else { return }
+        let per = rowsPerItem, blocks = (rows + per - 1) / per, slabRows = rows * columns
+        let function = operation.function
+        parallelFor(aSlabs.count * blocks, context: context) { item, _ in
+            let slab = item / blocks, first = (item % blocks) * per, n = min(per, rows - first)
+            let out = output + slab * slabRows + first * columns
+            var arguments = BinaryRowsArguments(
+                a: a + aSlabs[slab] + first * aRowStride, aRowStride: aRowStride, aStep: aStep,
+                b: b + bSlabs[slab] + first * bRowStride, bRowStride: bRowStride, bStep: bStep,
+                output: out, outputRowStride: columns, rows: n, columns: columns)
+            if let kernelClamp {
+                arguments.lo = kernelClamp.lo
+                arguments.hi = kernelClamp.hi
             }
-        case .trailingA:
-            var i = start
-            while i < end {
-                let j = i % aCount, n = min(end - i, aCount - j)
-                same(f, output + i, a + j, b + i, n)
-                i += n
-            }
-        case .strided:
-            break
-        }
-    }
-
-    /// True when the operand is exactly the innermost `n` elements of the output, repeated.
-    func isTrailing(_ strides: [Int], _ n: Int) -> Bool {
-        var inner = 1
-        for i in stride(from: outShape.count - 1, through: 0, by: -1) {
-            if inner == n { return strides[..<(i + 1)].allSatisfy { $0 == 0 } }
-            if strides[i] != inner { return false }
-            inner *= outShape[i]
-        }
-        return inner == n
-    }
-
-    @inline(__always)
-    func same<F: BinaryFunction>(_ f: F.Type, _ o: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>,
-                                 _ y: UnsafePointer<Float>, _ n: Int) {
-        var i = 0
-        while i + 8 <= n { store8(F.apply(load8(x + i), load8(y + i)), o + i); i += 8 }
-        while i < n { o[i] = F.apply(x[i], y[i]); i += 1 }
-    }
-
-    /// The general broadcast walk; its index lives on the stack (no allocation per run).
-    @inline(__always)
-    func strided<F: BinaryFunction>(_ f: F.Type) {
-        let rank = outShape.count
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(rank, 1)) { index in
-            index.initialize(repeating: 0)
-            strided(f, index)
-        }
-    }
-
-    @inline(__always)
-    private func strided<F: BinaryFunction>(_ f: F.Type, _ index: UnsafeMutableBufferPointer<Int>) {
-        let rank = outShape.count
-        var ia = 0, ib = 0
-        for i in 0..<count {
-            output[i] = F.apply(a[ia], b[ib])
-            var d = rank - 1
-            while d >= 0 {
-                index[d] += 1
-                ia += aStrides[d]; ib += bStrides[d]
-                if index[d] < outShape[d] { break }
-                ia -= aStrides[d] * outShape[d]; ib -= bStrides[d] * outShape[d]
-                index[d] = 0
-                d -= 1
+            kernel(function, arguments)
+            if kernelClamp == nil {
+                let start = slab * slabRows + first * columns
+                epilogue.apply(out, rows: n * columns / channels, channels: channels, stride: channels,
+                               firstRow: start / channels)
             }
         }
     }

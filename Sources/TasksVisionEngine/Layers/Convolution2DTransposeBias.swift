@@ -65,15 +65,25 @@ final class Convolution2DTransposeBiasLayer: Layer, CustomStringConvertible {
 
     func run(_ context: RunContext) {
         convolution.run(context)
-        let outW = inW * kW, columns = kH * kW * outC
-        // Each input pixel's products: kH rows of kW pixels of outC channels in the output.
-        for row in 0..<(batch * inH) {
+        let outW = inW * kW, columns = kH * kW * outC, run = kW * outC
+        // Each input pixel's products: kH rows of kW pixels of outC channels in the output. Runs are a few floats
+        // (2 for the selfie models' head), so copied in a loop rather than by a call each; input rows split over
+        // the threads (copies: any split gives the same values).
+        parallelFor(batch * inH, context: context) { row, _ in
             let n = row / inH, iy = row % inH
             for ky in 0..<kH {
                 let out = output + ((n * inH + iy) * kH + ky) * outW * outC
-                for ix in 0..<inW {
-                    (out + ix * kW * outC).update(from: products + (row * inW + ix) * columns + ky * kW * outC,
-                                                  count: kW * outC)
+                let from = products + row * inW * columns + ky * run
+                if run == 2 {
+                    for ix in 0..<inW {
+                        let s = from + ix * columns, o = out + ix * 2
+                        o[0] = s[0]; o[1] = s[1]
+                    }
+                } else {
+                    for ix in 0..<inW {
+                        let s = from + ix * columns, o = out + ix * run
+                        for j in 0..<run { o[j] = s[j] }
+                    }
                 }
             }
         }

@@ -7,14 +7,16 @@ import TasksVisionKernels
 /// `Microkernels.depthwiseTwoChainTaps`). Three ways there, chosen at load:
 ///
 /// - the kernel set's row microkernel (`rowKernel`, from `Microkernels`: FMA instructions on the
-///   FMA sets, exact emulation on the portable one), for one output channel per input channel
-///   without dilation: rows of output are the unit of parallel work;
+///   FMA sets, exact emulation on the portable one), for one output channel per input channel,
+///   dilated or not (XNNPACK's indirection buffer lists a dilated window's taps in the same order):
+///   rows of output are the unit of parallel work;
 /// - on the portable set where OpenBLAS's `saxpy` fuses (`PlaneGeometry`), channel plane by
-///   channel plane, one `saxpy` per tap over a whole plane (faster than the emulation);
-/// - depth multipliers and dilation: `rowWithMultiplier`, scalar, each tap `fusedMultiplyAdd`.
+///   channel plane, one `saxpy` per tap over a whole plane (faster than the emulation), undilated;
+/// - depth multipliers: `rowWithMultiplier`, scalar, each tap `fusedMultiplyAdd`.
 final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
     var description: String {
-        "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH) -> \(g.outH)x\(g.outW)x\(g.outC)"
+        let dilation = g.dilationH == 1 && g.dilationW == 1 ? "" : " d\(g.dilationH)x\(g.dilationW)"
+        return "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH)\(dilation) -> \(g.outH)x\(g.outW)x\(g.outC)"
     }
     let kind = "DEPTHWISE_CONV_2D"
     let g: ConvGeometry
@@ -55,11 +57,10 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         tapOrder = sparseInference && kernels.followsSparseInference && multiplier == 1
             && geometry.strideH == geometry.strideW && geometry.kH == geometry.kW
             ? SparseInferenceOrders.depthwise(kernel: geometry.kH, stride: geometry.strideH) : nil
-        let needH = (geometry.outH - 1) * geometry.strideH + geometry.kH
-        let needW = (geometry.outW - 1) * geometry.strideW + geometry.kW
+        let needH = (geometry.outH - 1) * geometry.strideH + (geometry.kH - 1) * geometry.dilationH + 1
+        let needW = (geometry.outW - 1) * geometry.strideW + (geometry.kW - 1) * geometry.dilationW + 1
         planes = planar && !kernels.set.fusesMultiplyAdd ? PlaneGeometry(geometry, multiplier: multiplier) : nil
-        rowKernel = planes == nil && multiplier == 1 && geometry.dilationH == 1 && geometry.dilationW == 1
-            ? kernels.depthwiseRow(channels: geometry.inC) : nil
+        rowKernel = planes == nil && multiplier == 1 ? kernels.depthwiseRow(channels: geometry.inC) : nil
         twoChainTaps = kernels.depthwiseTwoChainTaps
         // Only small maps: on large ones the border is a small share and the copy costs more than it saves.
         if rowKernel != nil && geometry.outH * geometry.outW <= 32 * 32
@@ -360,8 +361,8 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
                       output: UnsafeMutablePointer<Float>) -> DepthwiseRowArguments {
         let (lo, hi) = epilogue.bounds
         let window = RowWindow(input: input, inH: inH, inW: inW, channels: g.inC, kH: g.kH, kW: g.kW,
-                               strideW: g.strideW,
-                               padLeft: padLeft, iy0: iy0)
+                               strideW: g.strideW, padLeft: padLeft, iy0: iy0, dilationH: g.dilationH,
+                               dilationW: g.dilationW)
         var arguments = DepthwiseRowArguments(window: window, weights: weights, bias: epilogue.bias,
                                               output: output, outW: g.outW, outputPixelStride: outputPixelStride,
                                               lo: lo, hi: hi, alpha: epilogue.alpha)
@@ -369,7 +370,7 @@ final class DepthwiseConv2DLayer: Layer, CustomStringConvertible {
         return arguments
     }
 
-    /// The general path (any depth multiplier and dilation): output channel `o` reads input
+    /// The general path (any depth multiplier, dilated or not): output channel `o` reads input
     /// channel `o / multiplier`, each tap `fusedMultiplyAdd` (in two chains where the set sums so).
     func rowWithMultiplier(_ item: Int) {
         let n = item / g.outH, oy = item % g.outH

@@ -39,13 +39,30 @@ final class FullyConnectedLayer: Layer {
 
     deinit { gemm?.deallocate() }
 
+    /// The fewest rows in one item of a split over the threads (two 7-row tiles).
+    static let minimumItemRows = 14
+
     var flops: Double { 2.0 * Double(rows * inputs * units) }
     var packedWeightBytes: Int { packed?.byteCount ?? (gemm.map { $0.depth * $0.paddedColumns } ?? 0) * 4 }
     var scratchFloatsPerWorker: Int { gemm?.scratchFloats(ledRows: rows) ?? 0 }
 
     func run(_ context: RunContext) {
         if let packed {
-            packed.multiply(input, lda: inputs, rows: rows, into: output, ldc: units, firstRow: 0)
+            guard context.threads > 1, packed.blocks > 1 || rows >= 2 * Self.minimumItemRows else {
+                packed.multiply(input, lda: inputs, rows: rows, into: output, ldc: units, firstRow: 0)
+                return
+            }
+            // Over the threads: blocks of columns (each thread reads its share of the weights, which on one row are
+            // all the traffic), and rows where there are enough. Any split gives the same values.
+            let target = itemsPerThread * context.threads, blocks = packed.blocks
+            let columnParts = min(blocks, target)
+            let rowParts = max(1, min((target + columnParts - 1) / columnParts, rows / Self.minimumItemRows))
+            parallelFor(rowParts * columnParts, context: context) { item, _ in
+                let r = item / columnParts, c = item % columnParts
+                let r0 = r * rows / rowParts, r1 = (r + 1) * rows / rowParts
+                packed.multiply(input + r0 * inputs, lda: inputs, rows: r1 - r0, into: output + r0 * units, ldc: units,
+                                firstRow: r0, slice: (c * blocks / columnParts)..<((c + 1) * blocks / columnParts))
+            }
             return
         }
         guard let gemm else { return }

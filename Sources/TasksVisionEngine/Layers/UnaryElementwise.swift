@@ -8,8 +8,8 @@ final class UnaryElementwiseLayer: Layer {
     let input: UnsafePointer<Float>
     let output: UnsafeMutablePointer<Float>
     let count: Int
-    /// LOGISTIC as XNNPACK's kernel for this CPU computes it (nil: the portable formula).
-    let sigmoid: ((Float) -> Float)?
+    /// LOGISTIC as XNNPACK's kernel for this CPU computes it, over a run of floats (nil: the portable formula).
+    let sigmoid: ((UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void)?
     /// SQRT and RSQRT as XNNPACK's kernels for this CPU compute them (nil: correctly rounded, as TFLite's builtins).
     let squareRoots: XNNPACKElementwise.Variant?
     /// HARD_SWISH from the kernel set (XNNPACK's vhswish: a fused multiply-add, on every set).
@@ -22,34 +22,58 @@ final class UnaryElementwiseLayer: Layer {
         self.input = input
         self.output = output
         self.count = count
-        sigmoid = kernels.elementwise?.sigmoid
+        sigmoid = kernels.elementwise?.sigmoidRun(on: kernels.features)
         squareRoots = kernels.squareRoots
         hardSwish = kernels.hardSwish
+        clampRun = kernels.clamp
     }
+
+    /// The set's clamp kernel (RELU, RELU6, RELU_N1_TO_1).
+    let clampRun: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int, Float, Float) -> Void
 
     var flops: Double { Double(count) }
 
+    /// Memory-bound but for the transcendental functions, which cost several times a copy per element.
+    var parallelWork: Double {
+        let weight: Double = function == .logistic || function == .tanh ? 4 : 1
+        return Double(count) * memoryBoundWorkFactor * weight
+    }
+
+    /// Floats per work item: 64 KB, enough to repay a claim and to split a large map over the threads. Each element
+    /// is computed alone, so how the run is split never changes a value.
+    static let floatsPerItem = 16_384
+
     func run(_ context: RunContext) {
+        let per = Self.floatsPerItem
+        parallelFor((count + per - 1) / per, context: context) { item, _ in
+            let start = item * per
+            run(from: start, count: min(per, count - start))
+        }
+    }
+
+    /// Elements `start..<start + n`.
+    private func run(from start: Int, count n: Int) {
+        let input = self.input + start, output = self.output + start
         switch function {
-        case .relu: clamp(0, .infinity)
-        case .relu6: clamp(0, 6)
-        case .reluN1To1: clamp(-1, 1)
+        case .relu: clampRun(input, output, n, 0, .infinity)
+        case .relu6: clampRun(input, output, n, 0, 6)
+        case .reluN1To1: clampRun(input, output, n, -1, 1)
         case .logistic:
-            if let sigmoid { for i in 0..<count { output[i] = sigmoid(input[i]) } } else {
-                for i in 0..<count { output[i] = Self.logistic(input[i]) }
+            if let sigmoid { sigmoid(input, output, n) } else {
+                for i in 0..<n { output[i] = Self.logistic(input[i]) }
             }
-        case .tanh: for i in 0..<count { output[i] = tanhf(input[i]) }
-        case .neg: for i in 0..<count { output[i] = -input[i] }
+        case .tanh: for i in 0..<n { output[i] = tanhf(input[i]) }
+        case .neg: for i in 0..<n { output[i] = -input[i] }
         case .sqrt:
-            if squareRoots?.squareRoots(input, output, count: count, inverse: false) != true {
-                for i in 0..<count { output[i] = input[i].squareRoot() }
+            if squareRoots?.squareRoots(input, output, count: n, inverse: false) != true {
+                for i in 0..<n { output[i] = input[i].squareRoot() }
             }
         case .rsqrt:
             // TFLite's builtin RSQRT: 1.f / std::sqrt(x), two roundings.
-            if squareRoots?.squareRoots(input, output, count: count, inverse: true) != true {
-                for i in 0..<count { output[i] = 1 / input[i].squareRoot() }
+            if squareRoots?.squareRoots(input, output, count: n, inverse: true) != true {
+                for i in 0..<n { output[i] = 1 / input[i].squareRoot() }
             }
-        case .hardSwish: hardSwish(input, output, count)
+        case .hardSwish: hardSwish(input, output, n)
         }
     }
 
@@ -59,18 +83,6 @@ final class UnaryElementwiseLayer: Layer {
         if x >= 0 { return 1 / (1 + expf(-x)) }
         let e = expf(x)
         return e / (1 + e)
-    }
-
-    @inline(__always)
-    func clamp(_ lo: Float, _ hi: Float) {
-        let lo8 = SIMD8<Float>(repeating: lo), hi8 = SIMD8<Float>(repeating: hi)
-        var i = 0
-        while i + 8 <= count {
-            let v = load8(input + i)
-            store8(clampLanes(v, lo8, hi8), output + i)
-            i += 8
-        }
-        while i < count { output[i] = min(max(input[i], lo), hi); i += 1 }
     }
 }
 

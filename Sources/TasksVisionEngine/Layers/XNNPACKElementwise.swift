@@ -1,4 +1,6 @@
 import TasksVisionKernels
+import TasksVisionKernelsAVX2
+import TasksVisionKernelsAVX512
 
 /// XNNPACK's sigmoid and softmax, element by element as its x86 microkernels compute them (its arm64 ones:
 /// XNNPACKElementwiseNEON.swift)
@@ -30,6 +32,20 @@ enum XNNPACKElementwise {
             case .avx2: return XNNPACKElementwise.sigmoidAVX2
             case .avx512: return XNNPACKElementwise.sigmoidAVX512
             case .neon: return XNNPACKElementwise.sigmoidNEON
+            }
+        }
+
+        /// The same sigmoid over a run of floats, on the vector kernel of the variant's instruction set where this
+        /// processor runs it (`f32-vsigmoid-*`: the same bits as `sigmoid`, lane by lane), else element by element.
+        func sigmoidRun(on features: CPUFeatures) -> (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void {
+            switch self {
+            case .avx512 where KernelSet.avx512.isSupported(on: features):
+                return TasksVisionKernelsAVX512.f32SigmoidRR2LUT32
+            case .avx2 where KernelSet.avx2.isSupported(on: features):
+                return TasksVisionKernelsAVX2.f32SigmoidRR1P5
+            default:
+                let sigmoid = self.sigmoid
+                return { x, y, count in for i in 0..<count { y[i] = sigmoid(x[i]) } }
             }
         }
 

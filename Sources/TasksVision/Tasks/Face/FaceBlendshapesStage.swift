@@ -39,7 +39,7 @@ final class FaceBlendshapesStage {
         let interpreter = resources.interpreter
         guard interpreter.inputs.count == 1, interpreter.inputs[0].elementCount == 2 * Self.landmarksSubset.count,
               interpreter.outputs.count == 1, interpreter.outputs[0].elementCount == Self.categoryNames.count else {
-            throw VisionTaskError.invalidModel("\(resources.model.name) is not a blendshapes model "
+            throw VisionTaskError.invalidModel("\(resources.name) is not a blendshapes model "
                                                + "(146 x 2 landmark coordinates in, 52 scores out)")
         }
         self.resources = resources
@@ -77,7 +77,7 @@ final class FaceBlendshapesStage {
     func scores(landmarks: [NormalizedLandmark], imageWidth: Int, imageHeight: Int) throws -> [Float] {
         let input = try Self.inputTensor(landmarks: landmarks, imageWidth: imageWidth, imageHeight: imageHeight)
         guard let scores = try resources.interpreter.run([input]).first, scores.count == Self.categoryNames.count else {
-            throw VisionTaskError.invalidModel("\(resources.model.name) gave no 52 blendshape scores")
+            throw VisionTaskError.invalidModel("\(resources.name) gave no 52 blendshape scores")
         }
         return scores
     }

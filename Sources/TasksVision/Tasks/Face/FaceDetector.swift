@@ -96,7 +96,7 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
     /// The BlazeFace stage of a loaded model (also the face landmarker's detector).
     static func detectorStage(_ resources: ModelResources, minDetectionConfidence: Float,
                               minSuppressionThreshold: Float) throws -> DetectorStage {
-        let name = resources.model.name
+        let name = resources.name
         let outputs = resources.interpreter.outputs
         guard resources.interpreter.inputs.count == 1, outputs.count == 2 else {
             throw VisionTaskError.invalidModel("\(name) is not a BlazeFace detector (1 input and 2 outputs expected)")

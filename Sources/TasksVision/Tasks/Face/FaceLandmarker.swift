@@ -63,30 +63,6 @@ extension FaceLandmarkerLiveStreamDelegate {
                                timestampInMilliseconds: Int, error: Error?) {}
 }
 
-/// The classification head of one model output (MediaPipe's `Classifications`): here a face's
-/// blendshapes, 52 categories in model order, each with its index, score and name.
-public struct Classifications: Sendable, Equatable, Codable {
-    public var categories: [ResultCategory]
-    public var headIndex: Int
-    public var headName: String?
-
-    public init(categories: [ResultCategory], headIndex: Int = 0, headName: String? = nil) {
-        self.categories = categories; self.headIndex = headIndex; self.headName = headName
-    }
-
-    enum CodingKeys: String, CodingKey { case categories }
-
-    public init(from decoder: Decoder) throws {
-        categories = try decoder.container(keyedBy: CodingKeys.self).decode([ResultCategory].self, forKey: .categories)
-        headIndex = 0
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(categories, forKey: .categories)
-    }
-}
-
 /// A matrix of floats (MediaPipe's `TransformMatrix`), stored row-major.
 ///
 /// MediaPipe's C++ result holds the facial transformation matrix column-major; MediaPipe Tasks iOS
@@ -167,19 +143,30 @@ public final class FaceLandmarker: DetectionTask<FaceLandmarkerResult>, @uncheck
     private let lock = NSLock()
     private var regions = RegionRunner()
 
-    /// Connections for drawing (MediaPipe iOS' class properties).
-    public static let lipsConnections = FaceLandmarksConnections.lips
-    public static let leftEyeConnections = FaceLandmarksConnections.leftEye
-    public static let leftEyebrowConnections = FaceLandmarksConnections.leftEyebrow
-    public static let leftIrisConnections = FaceLandmarksConnections.leftIris
-    public static let rightEyeConnections = FaceLandmarksConnections.rightEye
-    public static let rightEyebrowConnections = FaceLandmarksConnections.rightEyebrow
+    // Connections for drawing: class functions, as MediaPipe iOS declares them (`+ (NSArray<MPPConnection *> *)
+    // lipsConnections`, called `FaceLandmarker.lipsConnections()`), where the hand and pose sets are properties.
+    /// The lips.
+    public static func lipsConnections() -> [Connection] { FaceLandmarksConnections.lips }
+    /// The left eye.
+    public static func leftEyeConnections() -> [Connection] { FaceLandmarksConnections.leftEye }
+    /// The left eyebrow.
+    public static func leftEyebrowConnections() -> [Connection] { FaceLandmarksConnections.leftEyebrow }
+    /// The left iris.
+    public static func leftIrisConnections() -> [Connection] { FaceLandmarksConnections.leftIris }
+    /// The right eye.
+    public static func rightEyeConnections() -> [Connection] { FaceLandmarksConnections.rightEye }
+    /// The right eyebrow.
+    public static func rightEyebrowConnections() -> [Connection] { FaceLandmarksConnections.rightEyebrow }
     /// The right iris (MediaPipe iOS returns the left iris's here, a slip this does not copy).
-    public static let rightIrisConnections = FaceLandmarksConnections.rightIris
-    public static let faceOvalConnections = FaceLandmarksConnections.faceOval
-    public static let contoursConnections = FaceLandmarksConnections.contours
-    public static let tesselationConnections = FaceLandmarksConnections.tesselation
-    public static let faceConnections = FaceLandmarksConnections.face
+    public static func rightIrisConnections() -> [Connection] { FaceLandmarksConnections.rightIris }
+    /// The face oval.
+    public static func faceOvalConnections() -> [Connection] { FaceLandmarksConnections.faceOval }
+    /// Lips, eyes, eyebrows, irises and face oval.
+    public static func contoursConnections() -> [Connection] { FaceLandmarksConnections.contours }
+    /// The whole mesh's triangles' edges.
+    public static func tesselationConnections() -> [Connection] { FaceLandmarksConnections.tesselation }
+    /// Lips, contours and tesselation.
+    public static func faceConnections() -> [Connection] { FaceLandmarksConnections.face }
 
     /// A landmarker in image mode with default options.
     public convenience init(modelPath: String) throws {

@@ -42,7 +42,7 @@ final class FacePipeline: RegionFramedPipeline {
         }
     }
 
-    static let landmarkCount = 478
+    static let landmarkCount = FaceLandmarksStage.landmarkCount
     static let detectorName = "face_detector.tflite"
     static let landmarksName = "face_landmarks_detector.tflite"
     static let blendshapesName = "face_blendshapes.tflite"
@@ -55,10 +55,8 @@ final class FacePipeline: RegionFramedPipeline {
     static var blendshapeNames: [String] { FaceBlendshapesStage.categoryNames }
 
     let detector: DetectorStage
-    let landmarkModel: ModelResources
-    let landmarkRange: ImageToTensor.ValueRange
-    /// Output indices of the landmark model: landmarks, presence logit, tongue_out.
-    let outputs: (landmarks: Int, presence: Int, tongue: Int?)
+    /// The landmark model (`SingleFaceLandmarksDetectorGraph`).
+    let landmarkStage: FaceLandmarksStage
     var settings: Settings
     let blendshapeScores: (([NormalizedLandmark], Int, Int) throws -> [Float])?
     let transformationMatrix: (([NormalizedLandmark], Int, Int) -> [Float]?)?
@@ -84,17 +82,8 @@ final class FacePipeline: RegionFramedPipeline {
         detector = try FaceDetector.detectorStage(detectorModel, minDetectionConfidence:
                                                     settings.minFaceDetectionConfidence,
                                                   minSuppressionThreshold: 0.5)
-        landmarkModel = try ModelResources(model: try source.model(Self.landmarksName), threads: threads)
-        let outs = landmarkModel.interpreter.outputs
-        guard let lm = outs.firstIndex(where: { $0.elementCount == Self.landmarkCount * 3 }),
-              let presence = outs.indices.first(where: { outs[$0].elementCount == 1 && outs[$0].shape.count == 4 }),
-              landmarkModel.inputWidth > 0, landmarkModel.inputHeight > 0 else {
-            throw VisionTaskError.invalidModel("\(landmarkModel.model.name) is not a 478-landmark face mesh model "
-                                               + "(outputs \(outs.map(\.shape)))")
-        }
-        let tongue = outs.indices.first { $0 != presence && outs[$0].elementCount == 1 }
-        outputs = (lm, presence, tongue)
-        landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
+        landmarkStage = try FaceLandmarksStage(try ModelResources(model: try source.model(Self.landmarksName),
+                                                                  threads: threads))
         self.settings = settings
         blendshapeScores = settings.blendshapes
             ? try Self.blendshapesStage(try source.model(Self.blendshapesName), threads: threads) : nil
@@ -122,32 +111,15 @@ final class FacePipeline: RegionFramedPipeline {
     }
 
     /// The landmark model's input for a face rect (the stretched rotated crop); nil for a zero rect.
-    func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? {
-        ImageToTensor.warp(image, rect: rect, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight)
-    }
+    func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? { landmarkStage.crop(image, rect: rect) }
 
     /// The landmark model on one face rect, with the face whatever its presence (`landmarks` filters).
-    func run(_ image: MPImage, rect: NormalizedRect) -> Face? {
-        guard let pixels = crop(image, rect: rect) else { return nil }
-        let interpreter = landmarkModel.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
-        interpreter.invoke()
-        let presence = interpreter.withOutput(outputs.presence) { TensorsToLandmarks.sigmoid($0[0]) }
-        let tongue = outputs.tongue.map { t in interpreter.withOutput(t) { $0[0] } } ?? 0
-        let local = interpreter.withOutput(outputs.landmarks) {
-            TensorsToLandmarks.normalized($0, count: Self.landmarkCount, dimensions: 3,
-                                          inputWidth: landmarkModel.inputWidth, inputHeight: landmarkModel.inputHeight)
-        }
-        let projected = LandmarkProjection.project(local, rect: rect, imageWidth: image.pixelWidth,
-                                                   imageHeight: image.pixelHeight)
-        let next = FaceRects.fromLandmarks(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        return Face(landmarks: projected, presence: presence, tongueOut: tongue, nextFrameRect: next)
-    }
+    func run(_ image: MPImage, rect: NormalizedRect) -> Face? { landmarkStage.run(image, rect: rect) }
 
     /// The landmark model on one face rect; nil when the face is not present (presence at or below
     /// `minFacePresenceConfidence`, MediaPipe's `ThresholdingCalculator`).
     func landmarks(_ image: MPImage, rect: NormalizedRect) -> Face? {
-        run(image, rect: rect).flatMap { Double($0.presence) > Double(settings.minFacePresenceConfidence) ? $0 : nil }
+        landmarkStage.landmarks(image, rect: rect, minPresence: settings.minFacePresenceConfidence)
     }
 
     /// One frame. In stream mode the detector runs only while fewer than `numFaces` faces are tracked, new

@@ -42,8 +42,8 @@ final class HandPipeline: RegionFramedPipeline {
     }
 
     let palm: DetectorStage
-    let landmarkModel: ModelResources
-    let landmarkRange: ImageToTensor.ValueRange
+    /// The landmark model (`SingleHandLandmarksDetectorGraph`).
+    let landmarkStage: HandLandmarksStage
     var settings: Settings
     var palmTargetAngle = HandPipeline.palmRotationTargetAngle
 
@@ -57,15 +57,9 @@ final class HandPipeline: RegionFramedPipeline {
     init(source: ModelSource, threads: Int, settings: Settings) throws {
         try source.require(.handLandmarker)
         let palmModel = try ModelResources(model: try source.model(TaskBundleLayout.palmDetector), threads: threads)
-        landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.handLandmarksDetector),
-                                           threads: threads)
-        guard landmarkModel.interpreter.outputs.count == 4, landmarkModel.interpreter.outputs[0].elementCount == 63,
-              landmarkModel.interpreter.outputs[3].elementCount == 63 else {
-            throw VisionTaskError.invalidModel(
-                "\(landmarkModel.model.name) is not a 21-landmark hand model (4 outputs)")
-        }
+        landmarkStage = try HandLandmarksStage(try ModelResources(
+            model: try source.model(TaskBundleLayout.handLandmarksDetector), threads: threads))
         palm = try Self.palmStage(palmModel, minScore: settings.minHandDetectionConfidence)
-        landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
         self.settings = settings
     }
 
@@ -73,7 +67,7 @@ final class HandPipeline: RegionFramedPipeline {
     static func palmStage(_ model: ModelResources, minScore: Float) throws -> DetectorStage {
         guard model.inputWidth == 192, model.inputHeight == 192, model.interpreter.outputs.count == 2,
               model.interpreter.outputs[0].elementCount == 2016 * 18 else {
-            throw VisionTaskError.invalidModel("\(model.model.name) is not a 192x192 palm detector with 2016 boxes")
+            throw VisionTaskError.invalidModel("\(model.name) is not a 192x192 palm detector with 2016 boxes")
         }
         return DetectorStage(resources: model, anchors: SsdAnchors.generate(.palm), decoding: .palm(minScore: minScore),
                              range: try model.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)
@@ -98,38 +92,16 @@ final class HandPipeline: RegionFramedPipeline {
 
     /// The landmark model's input for one hand rect: the rotated crop, 8-bit RGB; nil for a zero rect (MediaPipe
     /// skips those).
-    func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? {
-        ImageToTensor.warp(image, rect: rect, width: landmarkModel.inputWidth, height: landmarkModel.inputHeight)
-    }
+    func crop(_ image: MPImage, rect: NormalizedRect) -> [UInt8]? { landmarkStage.crop(image, rect: rect) }
 
     /// The landmark model on one hand rect; nil when the hand is not present.
     func landmarks(_ image: MPImage, rect: NormalizedRect) -> Hand? {
-        crop(image, rect: rect).flatMap { landmarks(image, rect: rect, crop: $0) }
+        landmarkStage.landmarks(image, rect: rect, minPresence: settings.minHandPresenceConfidence)
     }
 
     /// The landmark model on the crop of one hand rect (`crop(_:rect:)`).
     func landmarks(_ image: MPImage, rect: NormalizedRect, crop pixels: [UInt8]) -> Hand? {
-        let size = (landmarkModel.inputWidth, landmarkModel.inputHeight)
-        let interpreter = landmarkModel.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
-        interpreter.invoke()
-        let presence = interpreter.withOutput(1) { $0[0] }
-        guard presence > settings.minHandPresenceConfidence else { return nil }
-        let raw = interpreter.withOutput(2) { $0[0] }
-        let handedness = raw > 0.5 ? ResultCategory(index: 0, score: raw, categoryName: "Right", displayName: "Right")
-            : ResultCategory(index: 1, score: Float(1.0 - Double(raw)), categoryName: "Left", displayName: "Left")
-        let local = interpreter.withOutput(0) {
-            TensorsToLandmarks.normalized($0, count: 21, dimensions: 3, inputWidth: size.0, inputHeight: size.1,
-                                          normalizeZ: 0.4)
-        }
-        let world = interpreter.withOutput(3) { TensorsToLandmarks.world($0, count: 21) }
-        let projected = LandmarkProjection.project(local, rect: rect)
-        let next = RectTransformation.handNextFrame.apply(
-            HandLandmarksToRect.rect(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),
-            imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        return Hand(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
-                    handedness: handedness,
-                    presence: presence, nextFrameRect: next)
+        landmarkStage.landmarks(image, rect: rect, crop: pixels, minPresence: settings.minHandPresenceConfidence)
     }
 
     /// One frame. In stream mode, tracked hands are followed and palm detection runs only

@@ -106,13 +106,20 @@ public struct Pose: Sendable, Equatable, Codable {
 
 /// An image to detect in, with its orientation (ML Kit's `VisionImage`, a class as there, so the
 /// guides' `let image = VisionImage(...); image.orientation = ...` works); mirrored orientations are supported.
+/// On Apple platforms it is also made from a `UIImage` or a `CMSampleBuffer` (VisionImage+Apple.swift).
 public final class VisionImage: @unchecked Sendable {
     /// A copy owning its pixels, with the same region of interest: what an ML Kit `process` call works on after
     /// it returns.
     func ownedCopy() -> VisionImage {
-        let owned = VisionImage(image: image.owned())
+        let owned = VisionImage(image: image.owned(), unreadable: unreadable)
         owned.regionOfInterest = regionOfInterest
         return owned
+    }
+
+    /// Throws why the image could not be read, if it could not (ML Kit's initializers do not throw: the
+    /// detection that uses the image does).
+    func checkReadable() throws {
+        if let unreadable { throw unreadable }
     }
 
     /// ML Kit's `process(_:completion:)`: `work` on `queue` on an owned copy, the completion on the main queue.
@@ -138,7 +145,10 @@ public final class VisionImage: @unchecked Sendable {
         }
     }
 
+    /// The pixels (a 1x1 placeholder when the Apple image could not be read; see `checkReadable`).
     public private(set) var image: MPImage
+    /// Why the image given to an Apple initializer could not be read.
+    let unreadable: Error?
     public var orientation: ImageOrientation {
         get { image.orientation }
         set { image = image.withOrientation(newValue) }
@@ -146,8 +156,23 @@ public final class VisionImage: @unchecked Sendable {
     /// The part of the displayed image to detect in, normalized to [0, 1]; poses come back in
     /// the whole image's pixels. nil is the whole image.
     public var regionOfInterest: CGRect?
-    public init(image: MPImage) { self.image = image }
-    public init(image: MPImage, orientation: ImageOrientation) { self.image = image.withOrientation(orientation) }
+    public init(image: MPImage) { self.image = image; unreadable = nil }
+    public init(image: MPImage, orientation: ImageOrientation) {
+        self.image = image.withOrientation(orientation); unreadable = nil
+    }
+
+    init(image: MPImage, unreadable: Error?) { self.image = image; self.unreadable = unreadable }
+
+    /// The pixels `read` gives, or a placeholder and the reason it failed (the Apple initializers).
+    convenience init(reading read: () throws -> MPImage) {
+        do {
+            self.init(image: try read(), unreadable: nil)
+        } catch {
+            let placeholder = MPImage(pixelWidth: 1, pixelHeight: 1, pixelFormat: .gray8, bytesPerRow: 1,
+                                      orientation: .up, storage: .owned([0]))
+            self.init(image: placeholder, unreadable: error)
+        }
+    }
 }
 
 /// ML Kit's pose detector on BlazePose. In `.stream` mode it follows the most prominent
@@ -197,6 +222,7 @@ public final class PoseDetector: @unchecked Sendable {
     /// Stream mode with your own timestamps (they must increase).
     public func results(in image: VisionImage, timestampInMilliseconds: Int?) throws -> [Pose] {
         let pipeline = try loaded.get()
+        try image.checkReadable()
         lock.lock(); defer { lock.unlock() }
         let stream = mode == .stream
         let t = stream ? try runner.acceptOrClock(timestampInMilliseconds) : 0

@@ -20,8 +20,8 @@ final class PosePipeline: RegionFramedPipeline {
     }
 
     let detector: DetectorStage
-    let landmarkModel: ModelResources
-    let landmarkRange: ImageToTensor.ValueRange
+    /// The landmark model (`SinglePoseLandmarksDetectorGraph`).
+    let landmarkStage: PoseLandmarksStage
     let numPoses: Int
     let minPoseDetectionConfidence: Float
     let minPosePresenceConfidence: Float
@@ -56,29 +56,38 @@ final class PosePipeline: RegionFramedPipeline {
         self.rotatedDetectionAsMediaPipe = rotatedDetectionAsMediaPipe
         try source.require(.poseLandmarker)
         let detectorModel = try ModelResources(model: try source.model(TaskBundleLayout.poseDetector), threads: threads)
-        landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.poseLandmarksDetector),
-                                           threads: threads)
-        guard detectorModel.inputWidth == 224, detectorModel.inputHeight == 224,
-              detectorModel.interpreter.outputs.count == 2,
-              detectorModel.interpreter.outputs[0].elementCount == 2254 * 12 else {
-            throw VisionTaskError.invalidModel(
-                "\(detectorModel.model.name) is not a 224x224 BlazePose detector with 2254 boxes")
-        }
-        let outs = landmarkModel.interpreter.outputs
-        guard outs.count == 5, outs[0].elementCount == 39 * 5, outs[4].elementCount == 39 * 3, outs[3].shape.count == 4,
-            outs[3].shape[3] == 39 else {
-            throw VisionTaskError.invalidModel(
-                "\(landmarkModel.model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
-        }
-        detector = DetectorStage(resources: detectorModel, anchors: SsdAnchors.generate(.pose),
-                                 decoding: .pose(minScore: minPoseDetectionConfidence),
-                                 range: try detectorModel.inputRange(default: .init(min: -1, max: 1)),
-                                 suppressionThreshold: Self.minSuppressionThreshold)
-        landmarkRange = try landmarkModel.inputRange(default: .init(min: 0, max: 1))
+        let landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.poseLandmarksDetector),
+                                               threads: threads)
+        detector = try Self.detectorStage(detectorModel, minPoseDetectionConfidence: minPoseDetectionConfidence,
+                                          suppressionThreshold: Self.minSuppressionThreshold)
+        landmarkStage = try PoseLandmarksStage(landmarkModel)
         self.numPoses = numPoses
         self.minPoseDetectionConfidence = minPoseDetectionConfidence
         self.minPosePresenceConfidence = minPosePresenceConfidence
         self.minTrackingConfidence = minTrackingConfidence
+    }
+
+    /// The pose detector of pose_detector_graph.cc: a 224x224 SSD with 2254 anchors.
+    static func detectorStage(_ model: ModelResources, minPoseDetectionConfidence: Float,
+                              suppressionThreshold: Float) throws -> DetectorStage {
+        guard model.inputWidth == 224, model.inputHeight == 224, model.interpreter.outputs.count == 2,
+              model.interpreter.outputs[0].elementCount == 2254 * 12 else {
+            throw VisionTaskError.invalidModel(
+                "\(model.name) is not a 224x224 BlazePose detector with 2254 boxes")
+        }
+        return DetectorStage(resources: model, anchors: SsdAnchors.generate(.pose),
+                             decoding: .pose(minScore: minPoseDetectionConfidence),
+                             range: try model.inputRange(default: .init(min: -1, max: 1)),
+                             suppressionThreshold: suppressionThreshold)
+    }
+
+    /// A pose detection's landmark rect (normalized, stored pixels): the alignment-point rect of its first two
+    /// keypoints (hips centre and the scale point), scaled by 1.25 and squared on its long side.
+    static func rect(detection d: RawDetection, imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+        let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1], imageWidth: imageWidth,
+                                          imageHeight: imageHeight)
+        return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r, imageWidth: imageWidth,
+                                                                                      imageHeight: imageHeight)
     }
 
     /// Pose detection: expanded pose rects (normalized, stored pixels), best first.
@@ -89,52 +98,15 @@ final class PosePipeline: RegionFramedPipeline {
         // `rotatedDetectionAsMediaPipe`); otherwise a turned or mirrored image is projected with the crop's matrix.
         let asMediaPipe = image.orientation == .up || (rotatedDetectionAsMediaPipe && !image.orientation.isMirrored)
         let located = asMediaPipe ? found.letterboxRemoved() : found.projected()
-        return located.prefix(numPoses).map { d in
-            let r = AlignmentPointsRects.rect(center: d.keypoints[0], scale: d.keypoints[1],
-                                              imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-            return RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(r,
-                imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
+        return located.prefix(numPoses).map {
+            Self.rect(detection: $0, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
         }
     }
 
     /// The landmark model on one pose rect; nil when the pose is not present.
     func landmarks(_ image: MPImage, rect: NormalizedRect) -> Pose? {
-        let W = Float(image.pixelWidth), H = Float(image.pixelHeight)
-        guard rect.width > 0 || rect.height > 0 else { return nil }
-        let roi = RotatedRect(centerX: rect.xCenter * W, centerY: rect.yCenter * H, width: rect.width * W,
-                              height: rect.height * H, rotation: rect.rotation)
-        let (tw, th) = (landmarkModel.inputWidth, landmarkModel.inputHeight)
-        let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: .replicate)
-        let interpreter = landmarkModel.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: landmarkRange, into: $0) }
-        interpreter.invoke()
-        let presence = interpreter.withOutput(1) { $0[0] }
-        guard presence > minPosePresenceConfidence else { return nil }
-        let raw = interpreter.withOutput(0) {
-            TensorsToLandmarks.normalized($0, count: 39, dimensions: 5, inputWidth: tw, inputHeight: th, normalizeZ: 1,
-                                          visibilityPresenceSigmoid: true)
-        }
-        let heatShape = interpreter.outputs[3].shape
-        let refined = interpreter.withOutput(3) {
-            RefineLandmarksFromHeatmap.refine(raw, heatmap: $0, height: heatShape[1], width: heatShape[2],
-                                              channels: heatShape[3])
-        }
-        var world = interpreter.withOutput(4) { TensorsToLandmarks.world($0, count: 33) }
-        for i in 0..<33 {
-            world[i].visibility = refined[i].visibility
-            world[i].presence = refined[i].presence
-        }
-        let projected = LandmarkProjection.project(Array(refined[0..<33]), rect: rect)
-        let auxiliary = LandmarkProjection.project(Array(refined[33..<35]), rect: rect)
-        let next = AlignmentPointsRects.rect(center: SIMD2(auxiliary[0].x, auxiliary[0].y),
-                                             scale: SIMD2(auxiliary[1].x, auxiliary[1].y),
-                                             imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        let nextRect = RectTransformation(scaleX: 1.25, scaleY: 1.25, squareLong: true).apply(next,
-            imageWidth: image.pixelWidth, imageHeight: image.pixelHeight)
-        var pose = Pose(landmarks: projected, worldLandmarks: LandmarkProjection.projectWorld(world, rect: rect),
-                        auxiliary: auxiliary, presence: presence, nextFrameRect: nextRect)
-        if wantsSegmentation { pose.segmentationMask = segmentationMask(image, roi: roi) }
-        return pose
+        landmarkStage.landmarks(image, rect: rect, minPresence: minPosePresenceConfidence,
+                                segmentation: wantsSegmentation)
     }
 
     /// One frame. In stream mode the detector runs only while fewer than `numPoses` poses

@@ -4,7 +4,7 @@
 /// `InverseMatrixCalculator` on the crop's MATRIX (ImageToTensorCalculator's
 /// `GetRotatedSubRectToRectTransformMatrix`, no flip) and `WarpAffineCalculator` (BORDER_ZERO,
 /// OUTPUT_SIZE the input image's size) back onto the whole image.
-extension PosePipeline {
+extension PoseLandmarksStage {
     /// The landmark model's segmentation output: the third of its five outputs (the graph's
     /// SplitTensorVectorCalculator), a 1 x H x W x 1 tensor (256 x 256 for BlazePose).
     static let segmentationOutput = 2
@@ -12,7 +12,7 @@ extension PosePipeline {
     /// The mask of the landmark model's last run on the crop `roi` of `image`, in the image's
     /// stored pixels; nil when the model has no usable segmentation output.
     func segmentationMask(_ image: MPImage, roi: RotatedRect) -> Mask? {
-        let interpreter = landmarkModel.interpreter
+        let interpreter = model.interpreter
         guard interpreter.outputs.count > Self.segmentationOutput else { return nil }
         let shape = interpreter.outputs[Self.segmentationOutput].shape
         // GetHwcFromDims: [H, W, C] or [1, H, W, C].
@@ -28,7 +28,9 @@ extension PosePipeline {
                                     outputHeight: image.pixelHeight)
         return Mask(checkedWidth: image.pixelWidth, height: image.pixelHeight, values: warped)
     }
+}
 
+extension PosePipeline {
     /// The legacy pose solution's temporal filter (pose_segmentation_filtering.pbtxt), when
     /// `smoothsSegmentation` is set: each pose's mask blended with that pose's previous smoothed
     /// mask; a frame without the pose drops its previous mask (the loopback then has none).

@@ -111,7 +111,8 @@ public final class ImageSegmenter: VisionTask<ImageSegmenterResult>, @unchecked 
         let path = try TaskSetup.modelPath(options.baseOptions)
         self.options = options
         pipeline = try VisionTaskError.wrappingModelErrors {
-            try SegmenterPipeline(path: path, threads: options.baseOptions.threads)
+            try SegmenterPipeline(path: path, threads: options.baseOptions.threads,
+                                  displayNamesLocale: options.displayNamesLocale)
         }
         labels = pipeline.labels
         super.init(runner: runner)

@@ -29,7 +29,7 @@ public final class SelfieSegmenterOptions: @unchecked Sendable {
 
 /// The person's mask of one image (ML Kit's `SegmentationMask`): a confidence in [0, 1] per pixel that the
 /// pixel shows a person, row after row from the top left, at the displayed image's size (or the model's,
-/// with `shouldEnableRawSizeMask`).
+/// with `shouldEnableRawSizeMask`). On Apple platforms also as ML Kit's `buffer` (SegmentationMask+Apple.swift).
 public struct SegmentationMask: Sendable, Equatable {
     /// Columns of the mask.
     public let width: Int
@@ -37,9 +37,15 @@ public struct SegmentationMask: Sendable, Equatable {
     public let height: Int
     /// `width * height` confidences.
     public let confidences: [Float]
+    /// ML Kit's `buffer`, made on first use and shared by the copies of this mask.
+    let bufferCache = ObjectCache()
 
     public init(width: Int, height: Int, confidences: [Float]) {
         self.width = width; self.height = height; self.confidences = confidences
+    }
+
+    public static func == (a: SegmentationMask, b: SegmentationMask) -> Bool {
+        a.width == b.width && a.height == b.height && a.confidences == b.confidences
     }
 
     /// The confidence at column `x`, row `y`, or nil outside the mask.
@@ -99,6 +105,7 @@ public final class Segmenter: @unchecked Sendable {
     /// segmented alone and the mask is 0 outside it.)
     public func results(in image: VisionImage) throws -> SegmentationMask {
         let pipeline = try loaded.get()
+        try image.checkReadable()
         lock.lock(); defer { lock.unlock() }
         let region = try image.regionOfInterest.map { try ImageRegion($0, in: image.image) }
         let input = try region?.crop(image.image) ?? image.image

@@ -15,24 +15,33 @@ final class SegmenterPipeline {
     /// The category names (the output tensor's `TENSOR_AXIS_LABELS` file), empty without one.
     let labels: [String]
 
-    init(path: String, threads: Int) throws {
-        let resources = try ModelResources(path: path, threads: threads)
-        let name = resources.model.name
-        let interpreter = resources.interpreter
-        guard interpreter.inputs.count >= 1, interpreter.inputs[0].shape.count == 4,
-              interpreter.inputs[0].shape[3] == 3 else {
+    init(path: String, threads: Int, displayNamesLocale: String = "en") throws {
+        let model = try ModelAsset.loadModel(path)
+        let name = model.name
+        let sg = model.subgraphs.first
+        func tensorShape(_ index: Int?) -> [Int]? {
+            guard let sg, let index, sg.tensors.indices.contains(index) else { return nil }
+            return sg.tensors[index].shape
+        }
+        let inputShape = tensorShape(sg?.inputs.first)
+        guard let input = inputShape, input.count == 4, input[3] == 3 else {
             throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its input is "
-                                               + "\(interpreter.inputs.first?.shape ?? []), not [1, H, W, 3]")
+                                               + "\(inputShape ?? []), not [1, H, W, 3]")
         }
         // MediaPipe reads the model's last output (GetOutputTensor) as an image-like tensor, of 2 to 4
-        // dimensions; a detector's [1, N, K] would pass there, so a [1, H, W, C] image is required here.
-        guard let last = interpreter.outputs.indices.last, interpreter.outputs[last].shape.count == 4,
-              interpreter.outputs[last].shape[0] == 1,
-              let shape = SegmenterTensorsToMasks.Shape(dimensions: interpreter.outputs[last].shape),
-              shape.width > 1, shape.height > 1 else {
+        // dimensions; a detector's [1, N, K] would pass there, so a [1, H, W, C] image is required here, and a
+        // model of another kind is named for what it is.
+        let outputShape = tensorShape(sg?.outputs.last)
+        guard let lastShape = outputShape, lastShape.count == 4, lastShape[0] == 1,
+              let shape = SegmenterTensorsToMasks.Shape(dimensions: lastShape), shape.width > 1, shape.height > 1 else {
+            let kind = ImageModelKind.of(model, metadata: try? model.metadata())
+            if kind != .segmenter { throw ImageModelKind.refusal(model, kind: kind, need: "an image segmenter") }
             throw VisionTaskError.invalidModel("\(name) is not an image segmenter: its output "
-                                               + "\(interpreter.outputs.last?.shape ?? []) is not an "
-                                               + "[1, H, W, C] segmentation")
+                                               + "\(outputShape ?? []) is not an [1, H, W, C] segmentation")
+        }
+        let resources = try ModelResources(model: model, threads: threads)
+        guard let last = resources.interpreter.outputs.indices.last else {
+            throw VisionTaskError.invalidModel("\(name) has no output")
         }
         let subgraph = resources.metadata?.subgraphs.first
         var activation = SegmenterTensorsToMasks.Activation.none
@@ -51,15 +60,18 @@ final class SegmenterPipeline {
         self.activation = activation
         output = last
         self.shape = shape
-        labels = Self.labels(resources, tensor: subgraph?.outputs.last)
+        labels = try Self.labels(resources, tensor: subgraph?.outputs.last, locale: displayNamesLocale)
     }
 
-    /// `GetLabelItemsIfAny`: the lines of the output tensor's first `TENSOR_AXIS_LABELS` file. (A file of
-    /// the display-names locale only gives display names, which the task does not return.)
-    static func labels(_ resources: ModelResources, tensor: ModelMetadata.TensorMetadata?) -> [String] {
+    /// The segmenter graph's `GetLabelItemsIfAny`: the names of the last output tensor's first
+    /// `TENSOR_AXIS_LABELS` file (`LabelMap`), none when the file is missing. (A file of the display-names
+    /// locale only gives display names, which the task does not return.)
+    static func labels(_ resources: ModelResources, tensor: ModelMetadata.TensorMetadata?, locale: String) throws
+        -> [String] {
         guard let file = tensor?.associatedFiles.first(where: { $0.type == .tensorAxisLabels }),
-              let data = resources.associatedFiles[file.name] else { return [] }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+              resources.associatedFiles[file.name] != nil else { return [] }
+        return try LabelMap.of(tensor, files: resources.associatedFiles, locale: locale,
+                               model: resources.name)?.names ?? []
     }
 
     /// The model's input pixels for `image`: the whole image, upright (mirrored images flipped back),

@@ -1,9 +1,9 @@
 import TasksVisionEngine
 
 /// The detector subgraph the face, palm and pose pipelines share, as MediaPipe's detector
-/// graphs run it: the whole image letterboxed into the model's input (zero border, mirrored
-/// images flipped back), inference, SSD decoding against the anchors, weighted non-maximum
-/// suppression. The caller takes the kept detections into image coordinates its own way.
+/// graphs run it: the whole image (or a region of it) letterboxed into the model's input (zero
+/// border, mirrored images flipped back), inference, SSD decoding against the anchors, weighted
+/// non-maximum suppression. The caller takes the kept detections into image coordinates its own way.
 struct DetectorStage {
     let resources: ModelResources
     let anchors: [Anchor]
@@ -34,10 +34,12 @@ struct DetectorStage {
         }
     }
 
-    /// The detections of `image`. Not reentrant: one caller at a time per interpreter.
-    func run(_ image: MPImage) -> Found {
+    /// The detections of `image`, or of its region `region` (stored pixels; the whole image turned by its
+    /// orientation when nil), letterboxed into the model's input. Not reentrant: one caller at a time per
+    /// interpreter.
+    func run(_ image: MPImage, region: RotatedRect? = nil) -> Found {
         let (w, h) = (resources.inputWidth, resources.inputHeight)
-        var roi = ImageToTensor.fullImageRoi(image)
+        var roi = region ?? ImageToTensor.fullImageRoi(image)
         let pad = ImageToTensor.padRoi(&roi, tensorWidth: w, tensorHeight: h)
         let flip = image.orientation.isMirrored
         let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: w, height: h, border: .zero)

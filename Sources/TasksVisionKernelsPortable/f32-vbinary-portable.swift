@@ -1,0 +1,1 @@
+../MicrokernelTemplates/f32-vbinary.swift
