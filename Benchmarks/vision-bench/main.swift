@@ -261,10 +261,11 @@ for path in options.models {
         }
         // The arena reuses an input's memory during a run: every run starts from the same inputs, set untimed
         // (a kernel's speed may depend on its values: the sigmoid's on how far below zero they are).
-        let inputValues = (0..<interpreter.inputs.count).map { i in interpreter.withInput(i) { Array($0) } }
+        // As bytes, whatever the input's type (a uint8 or int8 input has no float view).
+        let inputBytes = (0..<interpreter.inputs.count).map { i in interpreter.withInputBytes(i) { [UInt8]($0) } }
         func resetInputs() {
-            for (i, values) in inputValues.enumerated() {
-                interpreter.withInput(i) { buffer in _ = buffer.update(fromContentsOf: values) }
+            for (i, bytes) in inputBytes.enumerated() {
+                interpreter.withInputBytes(i) { buffer in buffer.copyBytes(from: bytes) }
             }
         }
         for _ in 0..<options.warmup { resetInputs(); interpreter.invoke() }
