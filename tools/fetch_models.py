@@ -5,6 +5,11 @@ Standard library only, so it runs on a fresh machine. Each file is verified
 against Models/MANIFEST.sha256; bundles are written with the official layout
 (stored entries, 4-byte aligned data as in MediaPipe's create_model_asset_bundle)
 and fixed timestamps, so their checksums are reproducible.
+
+The official hand_landmarker.task, gesture_recognizer.task and pose_landmarker_full.task are copied from the
+shared folder or downloaded; where neither works, the bundle is assembled from the wheel's and the shared
+folder's models instead (the same weights: MediaPipe 1.2.3 gives bit-identical results with either). Their
+manifest lines come in pairs, the official checksum first, the assembled one second; either is accepted.
 """
 import argparse, hashlib, io, os, shutil, subprocess, sys, tempfile, urllib.request, zipfile
 
@@ -47,7 +52,14 @@ OFFICIAL_URLS = {
     "efficientnet_lite0_float32.tflite": OFFICIAL
         + "image_classifier/efficientnet_lite0/float32/1/efficientnet_lite0.tflite",
     "deeplab_v3.tflite": OFFICIAL + "image_segmenter/deeplab_v3/float32/1/deeplab_v3.tflite",
+    "hand_landmarker.task": OFFICIAL + "hand_landmarker/hand_landmarker/float16/1/hand_landmarker.task",
+    "gesture_recognizer.task": OFFICIAL + "gesture_recognizer/gesture_recognizer/float16/1/gesture_recognizer.task",
+    "pose_landmarker_full.task": OFFICIAL
+        + "pose_landmarker/pose_landmarker_full/float16/latest/pose_landmarker_full.task",
 }
+# Bundles installed as the official files (from shared/ or OFFICIAL_URLS), assembled from BUNDLES only when
+# those cannot be had.
+OFFICIAL_BUNDLES = ["hand_landmarker.task", "gesture_recognizer.task", "pose_landmarker_full.task"]
 # Models whose weights the wheel has under another name (same tensors and graph; only 32 bytes of TFLite
 # metadata differ, per ../shared/models/MODELS.md): when the first is unreachable, the tasks find the second
 # (ModelLocator's same-weights step), with the same results.
@@ -86,7 +98,8 @@ NEEDED_BY = {
 }
 # README's first command (`vision faces`) needs one of these.
 FIRST_COMMAND = ["blaze_face_short_range.tflite", "face_detection_short_range.tflite"]
-# name -> list of (member name, source file in Models/ or nested bundle)
+# name -> list of (member name, source file in Models/ or nested bundle). A nested bundle is itself assembled
+# (never the official file), so an assembled bundle's bytes do not depend on which variant is installed.
 BUNDLES = [
     ("hand_landmarker.task", [("hand_detector.tflite", "hand_detector.tflite"),
                               ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite")]),
@@ -114,13 +127,14 @@ def sha256(path):
 
 
 def read_manifest(models):
+    """name -> the checksums accepted for it, in manifest order (an official bundle: official, then assembled)."""
     manifest = {}
     with open(os.path.join(models, "MANIFEST.sha256")) as f:
         for line in f:
             line = line.strip()
             if line and not line.startswith("#"):
                 digest, name = line.split(None, 1)
-                manifest[name.strip()] = digest
+                manifest.setdefault(name.strip(), []).append(digest)
     return manifest
 
 
@@ -137,7 +151,7 @@ class AlignedZip(zipfile.ZipFile):
         super()._writecheck(zinfo)
 
 
-def write_bundle(path, members):
+def bundle_bytes(members):
     buf = io.BytesIO()
     with AlignedZip(buf, mode="w", compression=zipfile.ZIP_STORED) as zf:
         for name, data in members:
@@ -146,8 +160,22 @@ def write_bundle(path, members):
             info.external_attr = 0o644 << 16
             info.create_system = 3
             zf.writestr(info, data)
-    with open(path, "wb") as f:
-        f.write(buf.getvalue())
+    return buf.getvalue()
+
+
+def assembled(models, name, recipes):
+    """The bytes of `name` as assembled from its recipe (members assembled too when they have one), or the
+    file in `models` when it has none."""
+    if name not in recipes:
+        with open(os.path.join(models, name), "rb") as f:
+            return f.read()
+    return bundle_bytes([(member, assembled(models, source, recipes)) for member, source in recipes[name]])
+
+
+def recipe_sources(name, recipes):
+    """The files in Models/ that assembling `name` reads."""
+    return [leaf for _, source in recipes[name]
+            for leaf in (recipe_sources(source, recipes) if source in recipes else [source])]
 
 
 def fetch_wheel_models(models, names):
@@ -191,7 +219,7 @@ def main():
 
     def ok(name):
         p = os.path.join(models, name)
-        return os.path.exists(p) and sha256(p) == manifest.get(name)
+        return os.path.exists(p) and sha256(p) in manifest.get(name, [])
 
     unreachable = {}  # model -> why
     missing_wheel = [n for n in WHEEL_MODELS if not ok(n)]
@@ -202,34 +230,56 @@ def main():
             for n in missing_wheel:
                 unreachable[n] = f"the {WHEEL} wheel could not be fetched ({e})"
 
-    for name in SHARED_MODELS:
-        if ok(name):
-            continue
+    def official(name, verify=False):
+        """Copies `name` from shared/ (with `verify`, only a copy of the first checksum) or downloads it; returns
+        why not, or None."""
         src = os.path.join(shared_models, name)
         dst = os.path.join(models, name)
-        if os.path.exists(src):
+        if os.path.exists(src) and (not verify or sha256(src) == manifest[name][0]):
             shutil.copyfile(src, dst)
-        elif name in OFFICIAL_URLS:
+            return None
+        if name in OFFICIAL_URLS:
             print(f"setup: downloading {name}")
             try:
                 download(OFFICIAL_URLS[name], dst)
+                return None
             except OSError as e:  # URLError, HTTPError and timeouts are OSErrors
-                unreachable[name] = f"{OFFICIAL_URLS[name]} is unreachable ({getattr(e, 'reason', e)})"
-        else:
-            unreachable[name] = f"not in {shared_models}, and setup knows no download for it"
+                return f"{OFFICIAL_URLS[name]} is unreachable ({getattr(e, 'reason', e)})"
+        return f"not in {shared_models}, and setup knows no download for it"
 
+    for name in SHARED_MODELS:
+        if not ok(name):
+            why = official(name)
+            if why:
+                unreachable[name] = why
+
+    recipes = dict(BUNDLES)
     for bundle, members in BUNDLES:
-        if ok(bundle):
+        path = os.path.join(models, bundle)
+        if ok(bundle) and (bundle not in OFFICIAL_BUNDLES or sha256(path) == manifest[bundle][0]):
             continue
-        absent = [source for _, source in members if not os.path.exists(os.path.join(models, source))]
+        if bundle in OFFICIAL_BUNDLES:
+            # The official file replaces an assembled one when it can be had.
+            fallback = path + ".assembled" if ok(bundle) else None
+            if fallback:
+                os.replace(path, fallback)
+            why = official(bundle, verify=True)
+            if why is None and ok(bundle):
+                if fallback:
+                    os.remove(fallback)
+                continue
+            if fallback:
+                os.replace(fallback, path)
+                continue
+            why = why or "the download has another sha256"
+            print(f"setup: {bundle}: the official file could not be had ({why}); assembling it")
+        sources = set(recipe_sources(bundle, recipes))
+        absent = sorted(s for s in sources if not os.path.exists(os.path.join(models, s)))
         if absent:
             unreachable[bundle] = "made from " + ", ".join(absent) + ", which setup could not install"
             continue
-        data = []
-        for member, source in members:
-            with open(os.path.join(models, source), "rb") as f:
-                data.append((member, f.read()))
-        write_bundle(os.path.join(models, bundle), data)
+        with open(os.path.join(models, bundle), "wb") as f:
+            f.write(assembled(models, bundle, recipes))
 
     # One line per model that could not be installed: what needs it, and what stands in for it, if anything.
     for name, why in unreachable.items():
@@ -242,7 +292,8 @@ def main():
     if bad:
         for n in bad:
             p = os.path.join(models, n)
-            print(f"setup: {n}: sha256 {sha256(p) if os.path.exists(p) else 'missing'}, expected {manifest[n]}")
+            expected = " or ".join(manifest[n])
+            print(f"setup: {n}: sha256 {sha256(p) if os.path.exists(p) else 'missing'}, expected {expected}")
         sys.exit(1)
     installed = len(manifest) - len(unreachable)
     print(f"setup: {installed} of {len(manifest)} model files in {models} match MANIFEST.sha256")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes Sources/vision/ModelCatalogData.swift: the models `vision models fetch` installs, taken
-from tools/fetch_models.py (WHEEL_MODELS, SHARED_MODELS, OFFICIAL_URLS, BUNDLES, the wheel) and
-their checksums from Models/MANIFEST.sha256, so the `vision` binary needs neither file.
+from tools/fetch_models.py (WHEEL_MODELS, SHARED_MODELS, OFFICIAL_URLS, BUNDLES, OFFICIAL_BUNDLES, the wheel)
+and their checksums from Models/MANIFEST.sha256 (an official bundle's second line is its assembled
+fallback's), so the `vision` binary needs neither file.
 
 Usage: python3 tools/make_model_catalog.py   (rerun after changing either file)
 """
@@ -24,14 +25,7 @@ def swift_string(s):
 
 
 def main():
-    manifest_lines = []
-    with open(os.path.join(root, "Models", "MANIFEST.sha256")) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                digest, name = line.split(None, 1)
-                manifest_lines.append((name.strip(), digest))
-    manifest = dict(manifest_lines)
+    manifest = fetch_models.read_manifest(os.path.join(root, "Models"))
     project, version = fetch_models.WHEEL.split("==")
     entries = []
     for name, member in fetch_models.WHEEL_MODELS.items():
@@ -45,9 +39,18 @@ def main():
             path = swift_string(url[len(fetch_models.OFFICIAL):])
             entries.append((name, ["source: .shared(officialURL: official", f"    + {path})),"]))
     for name, members in fetch_models.BUNDLES:
-        lines = ["source: .bundle(members: ["]
-        lines += [f"    ({swift_string(m)}, {swift_string(s)})," for m, s in members]
-        lines.append("])),")
+        if name in fetch_models.OFFICIAL_BUNDLES:
+            url = fetch_models.OFFICIAL_URLS[name]
+            assert url.startswith(fetch_models.OFFICIAL), url
+            lines = ["source: .officialBundle(officialURL: official",
+                     f"    + {swift_string(url[len(fetch_models.OFFICIAL):])},", "    assembledFrom: ["]
+            lines += [f"        ({swift_string(m)}, {swift_string(s)})," for m, s in members]
+            lines.append("    ]),")
+            lines.append(f"fallbackSHA256: {swift_string(manifest[name][1])}),")
+        else:
+            lines = ["source: .bundle(members: ["]
+            lines += [f"    ({swift_string(m)}, {swift_string(s)})," for m, s in members]
+            lines.append("])),")
         entries.append((name, lines))
     names = [n for n, _ in entries]
     if sorted(names) != sorted(manifest) or len(set(names)) != len(names):
@@ -72,7 +75,7 @@ def main():
     ]
     for name, source in entries:
         out.append(f"        Model(name: {swift_string(name)},")
-        out.append(f"              sha256: {swift_string(manifest[name])},")
+        out.append(f"              sha256: {swift_string(manifest[name][0])},")
         out += ["              " + l for l in source]
     out += ["    ]", "}", ""]
     text = "\n".join(out)

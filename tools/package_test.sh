@@ -28,6 +28,13 @@ unset TASKSVISION_MODELS TASKSVISION_SHARED
 mkdir -p "$HOME"
 export XDG_CACHE_HOME="$cache"
 "$pkg/vision" models fetch --to "$pkg/Models" --shared "$shared"
+# The official hand, gesture and full pose bundles were installed (not their assembled fallbacks).
+verify="$("$pkg/vision" models --verify)"
+for m in hand_landmarker.task gesture_recognizer.task pose_landmarker_full.task; do
+  if ! echo "$verify" | grep -E "^$m .*\(sha256 ok\)$" >/dev/null; then
+    echo "package_test: $m is not the official bundle: $(echo "$verify" | grep "^$m ")" >&2; exit 1
+  fi
+done
 cd "$work"
 out="$("$pkg/vision" faces --json "$shared/testdata/images/faces_two_1.png")"
 echo "$out" | python3 -c '

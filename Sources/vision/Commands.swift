@@ -38,6 +38,7 @@ enum Commands {
         PoseCommand.self,
         PoseSamplesCommand.self,
         HolisticCommand.self,
+        ObjectsCommand.self,
         SegmentCommand.self,
         ClassifyCommand.self,
         EmbedCommand.self,

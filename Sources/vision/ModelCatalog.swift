@@ -10,13 +10,25 @@ enum ModelCatalog {
         case shared(officialURL: String?)
         /// A `.task` bundle assembled from other models: (member name, model it is made of).
         case bundle(members: [(String, String)])
+        /// An official `.task` bundle from the shared folder or its official URL, or else assembled from other
+        /// models as `bundle` is (the same weights and results; the model's `fallbackSHA256`).
+        case officialBundle(officialURL: String?, assembledFrom: [(String, String)])
 
-        /// "wheel", "shared" or "bundle".
+        /// "wheel", "shared", "bundle" or "official".
         var kind: String {
             switch self {
             case .wheel: return "wheel"
             case .shared: return "shared"
             case .bundle: return "bundle"
+            case .officialBundle: return "official"
+            }
+        }
+
+        /// How the model is assembled, if it can be.
+        var members: [(String, String)]? {
+            switch self {
+            case .bundle(let members), .officialBundle(_, let members): return members
+            default: return nil
             }
         }
     }
@@ -26,6 +38,11 @@ enum ModelCatalog {
         let name: String
         let sha256: String
         let source: Source
+        /// The checksum of the assembled bundle an official one falls back to.
+        var fallbackSHA256: String? = nil
+
+        /// The checksums accepted for the file, the preferred first.
+        var accepted: [String] { [sha256] + (fallbackSHA256.map { [$0] } ?? []) }
     }
 
     /// A Python wheel on PyPI, and the one tools/fetch_models.py downloads (tag and SHA-256).

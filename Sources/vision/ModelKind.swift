@@ -12,6 +12,7 @@ enum ModelKind: Equatable {
     case faceLandmarkerBundle, holisticLandmarkerBundle
     case segmenter
     case imageClassifier
+    case objectDetector
 
     /// How a kind is recognized: a bundle by its members, a `.tflite` by its first subgraph's shapes.
     enum Signature {
@@ -64,6 +65,10 @@ enum ModelKind: Equatable {
         Row(kind: .segmenter, description: "an image segmentation .tflite",
             signature: .model(inputs: 1, outputs: 1) { $0.input.count == 4 && $0.input[3] == 3 && $0.lastDims.count == 1
                 && (1...64).contains($0.lastDims[0]) }),
+        // An image in, per-anchor boxes [1, N, 4] and class scores [1, N, C] out (EfficientDet-Lite, Model Maker).
+        Row(kind: .objectDetector, description: "an object detector .tflite",
+            signature: .model(inputs: 1, outputs: 2) { $0.input.count == 4 && $0.input[3] == 3
+                && $0.lastDims.count == 2 && $0.lastDims.contains(4) }),
         Row(kind: .handLandmarkerBundle, description: "a hand landmarker bundle",
             signature: .bundle(["hand_detector.tflite", "hand_landmarks_detector.tflite"])),
         Row(kind: .gestureClassifierBundle, description: "a hand gesture classifier bundle",

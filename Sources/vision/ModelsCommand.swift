@@ -19,7 +19,7 @@ enum ModelsCommand: VisionCommand {
         }
         if options.flag("--manifest") {
             for model in ModelCatalog.models.sorted(by: { $0.name < $1.name }) {
-                print("\(model.sha256)  \(model.name)")
+                for digest in model.accepted { print("\(digest)  \(model.name)") }
             }
             return
         }
@@ -40,7 +40,9 @@ enum ModelsCommand: VisionCommand {
                 installed = path
                 if verify {
                     let digest = try? SHA256.hexDigest(ofFile: path)
-                    installed += digest == model.sha256 ? " (sha256 ok)" : " (sha256 differs from the manifest)"
+                    installed += digest == model.sha256 ? " (sha256 ok)"
+                        : digest.map(model.accepted.contains) == true ? " (sha256 ok: the assembled fallback)"
+                        : " (sha256 differs from the manifest)"
                 }
             }
             print(pad(model.name, width + 2) + pad(model.source.kind, 8) + installed)

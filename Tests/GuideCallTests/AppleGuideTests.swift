@@ -219,6 +219,29 @@ final class AppleGuideTests: XCTestCase {
         XCTAssertEqual(bundle?.holisticLandmarkerResults.first??.poseLandmarks.count, 33)
     }
     #endif
+    func testObjectDetectorGuideOnEveryAppleImage() throws {
+        let photo = try ApplePhoto("../google/burger.jpg")
+        let options = ObjectDetectorOptions()
+        options.baseOptions.modelAssetPath = "efficientdet_lite0.tflite"
+        options.maxResults = 5
+        let objectDetector = try ObjectDetector(options: options)
+        let expected = try ObjectDetectorGuide.runImage(objectDetector: objectDetector, image: photo.rgba)
+        XCTAssertEqual(expected.detections.first?.categories.first?.categoryName, "sandwich")
+        for image in [try ObjectDetectorGuide.prepare(pixelBuffer: photo.pixelBuffer),
+                      try ObjectDetectorGuide.prepare(sampleBuffer: photo.sampleBuffer)] {
+            XCTAssertEqual(try ObjectDetectorGuide.runImage(objectDetector: objectDetector, image: image), expected)
+        }
+        #if canImport(UIKit)
+        // UIKit decodes the JPEG itself (its IDCT and colours may differ from ours): the same first object, its box
+        // within a few pixels.
+        let service = ObjectDetectorGuide.ObjectDetectorService(objectDetector: objectDetector)
+        let fromUIImage = try XCTUnwrap(service.detect(image: try photo.uiImage())?.objectDetectorResults.first ?? nil)
+        let (a, b) = (try XCTUnwrap(fromUIImage.detections.first), try XCTUnwrap(expected.detections.first))
+        XCTAssertEqual(a.categories.first?.categoryName, b.categories.first?.categoryName)
+        XCTAssertEqual(a.boundingBox.minX, b.boundingBox.minX, accuracy: 4)
+        XCTAssertEqual(a.boundingBox.minY, b.boundingBox.minY, accuracy: 4)
+        #endif
+    }
 
     func testMLKitGuidesOnACameraFrame() throws {
         let photo = try ApplePhoto("pose_standing_1.png")

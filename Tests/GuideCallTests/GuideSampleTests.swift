@@ -39,6 +39,9 @@ final class GuideSampleTests: XCTestCase {
             ("image embedder live", { try ImageEmbedderGuide.createLiveStream() }),
             ("holistic landmarker", { try HolisticLandmarkerGuide.create(modelPath: nil, runningMode: .image,
                                                                          liveStreamDelegate: nil) }),
+            ("object detector", { try ObjectDetectorGuide.createImage() }),
+            ("object detector video", { try ObjectDetectorGuide.createVideo() }),
+            ("object detector live", { try ObjectDetectorGuide.createLiveStream() }),
         ]
         for (name, create) in creations {
             XCTAssertThrowsError(try create(), name) { error in
@@ -114,6 +117,31 @@ final class GuideSampleTests: XCTestCase {
         let holistic = try HolisticLandmarkerGuide.create(modelPath: "holistic_landmarker.task", runningMode: .image,
                                                           liveStreamDelegate: nil)
         XCTAssertEqual(try holistic.detect(image: person).poseLandmarks.count, 33)
+    }
+
+    /// The object detector guide's options (at most 5 objects) on Google's burger.jpg, in each running mode.
+    func testObjectDetectorGuideRunsInEveryMode() throws {
+        let burger = try MPImage(contentsOfFile: photos + "/../google/burger.jpg")
+        func objectOptions(_ mode: RunningMode) -> ObjectDetectorOptions {
+            let options = ObjectDetectorOptions()
+            options.baseOptions.modelAssetPath = "efficientdet_lite0.tflite"
+            options.runningMode = mode
+            options.maxResults = 5
+            return options
+        }
+        let objectDetector = try ObjectDetector(options: objectOptions(.image))
+        let objects = try ObjectDetectorGuide.runImage(objectDetector: objectDetector, image: burger)
+        XCTAssertEqual(objects.detections.count, 5)
+        XCTAssertEqual(objects.detections.first?.categories.first?.categoryName, "sandwich")
+        let frame = try ObjectDetectorGuide.runVideo(objectDetector: try ObjectDetector(options: objectOptions(.video)),
+                                                     image: burger, timestamp: 0)
+        XCTAssertEqual(frame.detections, objects.detections)
+        XCTAssertEqual(frame.trackingIds?.count, 5)
+        let live = objectOptions(.liveStream)
+        let objectProcessor = ObjectDetectorGuide.ObjectDetectorResultProcessor()
+        live.objectDetectorLiveStreamDelegate = objectProcessor
+        XCTAssertNoThrow(try ObjectDetectorGuide.runLiveStream(objectDetector: try ObjectDetector(options: live),
+                                                               image: burger, timestamp: 0))
     }
 
     func testMLKitGuidesProcessBothWays() throws {

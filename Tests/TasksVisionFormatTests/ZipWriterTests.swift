@@ -3,20 +3,34 @@ import TasksVisionFormat
 import XCTest
 
 final class ZipWriterTests: XCTestCase {
-    /// The writer reproduces the bundles tools/fetch_models.py writes with Python's zipfile, byte for byte.
+    /// The writer reproduces the bundles tools/fetch_models.py writes with Python's zipfile, byte for byte: their
+    /// checksums are the manifest's (the last line of a name: an official bundle's assembled fallback). A
+    /// nested bundle is assembled too, as fetch_models.py does.
     func testBundlesMatchTheOnesFetchModelsWrites() throws {
-        let bundles: [(String, [(String, String)])] = [
-            ("hand_landmarker.task", [("hand_detector.tflite", "hand_detector.tflite"),
-                                      ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite")]),
-            ("pose_landmarker_lite.task", [("pose_detector.tflite", "pose_detector.tflite"),
-                                           ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite")]),
-            ("gesture_recognizer.task", [("hand_landmarker.task", "hand_landmarker.task"),
-                                         ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")]),
+        let recipes: [String: [(String, String)]] = [
+            "hand_landmarker.task": [("hand_detector.tflite", "hand_detector.tflite"),
+                                     ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite")],
+            "hand_gesture_recognizer.task": [("gesture_embedder.tflite", "gesture_embedder.tflite"),
+                                             ("canned_gesture_classifier.tflite", "canned_gesture_classifier.tflite")],
+            "gesture_recognizer.task": [("hand_landmarker.task", "hand_landmarker.task"),
+                                        ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")],
+            "pose_landmarker_lite.task": [("pose_detector.tflite", "pose_detector.tflite"),
+                                          ("pose_landmarks_detector.tflite", "pose_landmarks_detector.tflite")],
+            "pose_landmarker_full.task": [("pose_detector.tflite", "pose_detector.tflite"),
+                                          ("pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite")],
         ]
-        for (bundle, members) in bundles {
-            let contents = try members.map { ($0.0, try ModelAsset.readFile(try FormatTestPaths.model($0.1))) }
-            let written = try ZipWriter.storedArchive(contents)
-            XCTAssertEqual(written, try ModelAsset.readFile(try FormatTestPaths.model(bundle)), bundle)
+        func assembled(_ name: String) throws -> [UInt8] {
+            guard let members = recipes[name] else { return try ModelAsset.readFile(try FormatTestPaths.model(name)) }
+            return try ZipWriter.storedArchive(try members.map { ($0.0, try assembled($0.1)) })
+        }
+        var manifest: [String: String] = [:]
+        let text = try String(contentsOfFile: FormatTestPaths.models + "/MANIFEST.sha256", encoding: .utf8)
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.count == 2 { manifest[String(parts[1])] = String(parts[0]) }
+        }
+        for name in recipes.keys.sorted() {
+            XCTAssertEqual(SHA256.hexDigest(of: try assembled(name)), manifest[name], name)
         }
     }
 

@@ -151,18 +151,28 @@ final class HandLandmarkerParityTests: XCTestCase {
         XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
 
-    func handLandmarker(_ mode: RunningMode, model: String = "hand_landmarker.task") throws -> HandLandmarker {
+    func handLandmarker(_ mode: RunningMode, model: String = "hand_landmarker.task", path: String? = nil) throws
+        -> HandLandmarker {
         let o = HandLandmarkerOptions()
-        o.baseOptions.modelAssetPath = try Paths.model(model)
+        o.baseOptions.modelAssetPath = try path ?? Paths.model(model)
         o.numHands = 2
         o.runningMode = mode
         return try HandLandmarker(options: o)
     }
 
-    func testImageModeWithRotations() throws {
+    func testImageModeWithRotations() throws { try imageModeWithRotations() }
+
+    /// The same fixtures (MediaPipe's results are bit-identical with both) on the official bundle or the assembled
+    /// one, whichever Models/ does not hold.
+    func testImageModeWithRotationsOnTheOtherBundleVariant() throws {
+        let variant = try BundleVariant.other("hand_landmarker.task")
+        try imageModeWithRotations(path: variant.path, label: variant.label)
+    }
+
+    func imageModeWithRotations(path: String? = nil, label: String = "") throws {
         let fx = try Self.fixture("image_hands.json")
         let unstable = Self.unstableHands(fx)
-        let landmarker = try handLandmarker(.image)
+        let landmarker = try handLandmarker(.image, path: path)
         var stats = Stats()
         for e in fx.results {
             let image = try TestImages.load(Paths.images + "/" + e.file,
@@ -170,8 +180,8 @@ final class HandLandmarkerParityTests: XCTestCase {
             Self.compare(landmarker.hands(image), gestures: nil, e, stats: &stats,
                          "\(e.file) rotated \(e.rotation ?? 0)", unstable: unstable[e.file] ?? [])
         }
-        print("HandLandmarker image mode: \(stats)")
-        Self.assertExact(stats, "image mode")
+        print("HandLandmarker \(label) image mode: \(stats)")
+        Self.assertExact(stats, "\(label) image mode")
     }
 
     /// The palm rect's target angle: the official pipeline uses 90 radians (its quirk); pi/2 does worse.
@@ -196,11 +206,17 @@ final class HandLandmarkerParityTests: XCTestCase {
         XCTAssertLessThan(errors[0], errors[1])
     }
 
-    func testVideoModeTracking() throws {
+    func testVideoModeTracking() throws { try videoModeTracking() }
+
+    func testVideoModeTrackingOnTheOtherBundleVariant() throws {
+        try videoModeTracking(path: try BundleVariant.other("hand_landmarker.task").path)
+    }
+
+    func videoModeTracking(path: String? = nil) throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted()
             where name.hasPrefix("video_hands_") {
             let fx = try Self.fixture(name)
-            let landmarker = try handLandmarker(.video)
+            let landmarker = try handLandmarker(.video, path: path)
             var stats = Stats()
             for e in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
@@ -210,7 +226,7 @@ final class HandLandmarkerParityTests: XCTestCase {
                 _ = before
             }
             // Same frames again through the internal path for the detailed comparison.
-            let again = try handLandmarker(.video)
+            let again = try handLandmarker(.video, path: path)
             for e in fx.results {
                 let image = try TestImages.load(Paths.sequences + "/" + (fx.sequence ?? "") + "/" + e.file)
                 Self.compare(again.hands(image), gestures: nil, e, stats: &stats, "\(name) \(e.file)")
@@ -230,18 +246,18 @@ final class HandLandmarkerParityTests: XCTestCase {
 final class GestureRecognizerParityTests: XCTestCase {
     typealias Base = HandLandmarkerParityTests
 
-    func recognizer(_ model: String, mode: RunningMode = .image) throws -> GestureRecognizer {
+    func recognizer(_ model: String, mode: RunningMode = .image, path: String? = nil) throws -> GestureRecognizer {
         let o = GestureRecognizerOptions()
-        o.baseOptions.modelAssetPath = try Paths.model(model)
+        o.baseOptions.modelAssetPath = try path ?? Paths.model(model)
         o.numHands = 2
         o.runningMode = mode
         return try GestureRecognizer(options: o)
     }
 
-    func run(_ fixtureName: String, model: String) throws {
+    func run(_ fixtureName: String, model: String, path: String? = nil) throws {
         let fx = try Base.fixture(fixtureName)
         let unstable = Base.unstableHands(fx)
-        let r = try recognizer(model)
+        let r = try recognizer(model, path: path)
         var stats = Base.Stats()
         for e in fx.results {
             let image = try TestImages.load(Paths.images + "/" + e.file,
@@ -251,20 +267,30 @@ final class GestureRecognizerParityTests: XCTestCase {
                          "\(fixtureName) \(e.file) rotated \(e.rotation ?? 0)",
                          unstable: unstable[e.file] ?? [])
         }
-        print("GestureRecognizer \(model) image mode: \(stats)")
+        print("GestureRecognizer \(path ?? model) image mode: \(stats)")
         HandLandmarkerParityTests.assertExact(stats, "\(model) image mode")
     }
 
     func testCannedGesturesWithRotations() throws { try run("image_gestures.json", model: "gesture_recognizer.task") }
+    func testCannedGesturesOnTheOtherBundleVariant() throws {
+        try run("image_gestures.json", model: "gesture_recognizer.task",
+                path: try BundleVariant.other("gesture_recognizer.task").path)
+    }
     func testCustomClassifierRockPaperScissors() throws {
         try run("image_gestures_custom.json", model: "gesture_recognizer_with_custom_classifier.task")
     }
 
-    func testVideoMode() throws {
+    func testVideoMode() throws { try videoMode() }
+
+    func testVideoModeOnTheOtherBundleVariant() throws {
+        try videoMode(path: try BundleVariant.other("gesture_recognizer.task").path)
+    }
+
+    func videoMode(path: String? = nil) throws {
         for name in try FileManager.default.contentsOfDirectory(atPath: Paths.fixtures + "/hands").sorted()
             where name.hasPrefix("video_gestures_") {
             let fx = try Base.fixture(name)
-            let r = try recognizer("gesture_recognizer.task", mode: .video)
+            let r = try recognizer("gesture_recognizer.task", mode: .video, path: path)
             var stats = Base.Stats()
             // Free-running, a gesture score moves with the tracked region by several times the 0.02
             // (`testVideoSensitivity`; MediaPipe's own landmarks on this video move by 6e-3 between an emulated first

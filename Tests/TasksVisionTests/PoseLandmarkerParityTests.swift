@@ -113,9 +113,13 @@ final class PoseLandmarkerParityTests: XCTestCase {
         XCTAssertLessThanOrEqual(stats.worstValue, 1e-6, "\(what): largest difference from MediaPipe's values")
     }
 
+    /// The full bundle's other variant (official or assembled, whichever Models/ does not hold), when set.
+    var fullBundlePath: String?
+
     func landmarker(_ model: String, _ mode: RunningMode) throws -> PoseLandmarker {
         let o = PoseLandmarkerOptions()
-        o.baseOptions.modelAssetPath = try Paths.model(model)
+        o.baseOptions.modelAssetPath = try model == "pose_landmarker_full.task" ? fullBundlePath ?? Paths.model(model)
+            : Paths.model(model)
         o.runningMode = mode
         return try PoseLandmarker(options: o)
     }
@@ -136,6 +140,14 @@ final class PoseLandmarkerParityTests: XCTestCase {
 
     func testLiteImageMode() throws { try imageMode("lite") }
     func testFullImageMode() throws { try imageMode("full") }
+
+    /// The same fixtures (MediaPipe's results are bit-identical with both) on the official full bundle or the
+    /// assembled one, whichever Models/ does not hold.
+    func testFullOnTheOtherBundleVariant() throws {
+        fullBundlePath = try BundleVariant.other("pose_landmarker_full.task").path
+        try imageMode("full")
+        try videoMode("full")
+    }
 
     /// Video mode, free-running. On a kernel set that sums as XNNPACK does, every frame is held to
     /// the bounds and every value to MediaPipe's six decimals. On one that does not (the

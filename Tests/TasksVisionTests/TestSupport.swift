@@ -1,5 +1,6 @@
 import Foundation
 import TasksVision
+import TasksVisionFormat
 import TasksVisionImageIO
 import XCTest
 
@@ -64,5 +65,57 @@ func orientation(forRotation degrees: Int) -> ImageOrientation {
     case 180: return .down
     case 270: return .left
     default: return .up
+    }
+}
+
+/// The official hand, gesture and full pose bundles and the ones assembled from the wheel's models in their
+/// place (tools/fetch_models.py): MediaPipe 1.2.3 gives bit-identical results with either, so the parity tests
+/// run the fixtures on the variant Models/ holds and, through `other`, on the other one.
+enum BundleVariant {
+    /// The assembled bundles' recipes, as tools/fetch_models.py's BUNDLES (a nested bundle is assembled too).
+    static let recipes: [String: [(String, String)]] = [
+        "hand_landmarker.task": [("hand_detector.tflite", "hand_detector.tflite"),
+                                 ("hand_landmarks_detector.tflite", "hand_landmark_full.tflite")],
+        "hand_gesture_recognizer.task": [("gesture_embedder.tflite", "gesture_embedder.tflite"),
+                                         ("canned_gesture_classifier.tflite", "canned_gesture_classifier.tflite")],
+        "gesture_recognizer.task": [("hand_landmarker.task", "hand_landmarker.task"),
+                                    ("hand_gesture_recognizer.task", "hand_gesture_recognizer.task")],
+        "pose_landmarker_full.task": [("pose_detector.tflite", "pose_detector.tflite"),
+                                      ("pose_landmarks_detector.tflite", "pose_landmarks_detector_full.tflite")],
+    ]
+
+    /// Models/MANIFEST.sha256's checksums of `name`: the official one first, the assembled one second.
+    static func checksums(_ name: String) throws -> [String] {
+        let text = try String(contentsOfFile: Paths.models + "/MANIFEST.sha256", encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            return parts.count == 2 && parts[1] == name && !line.hasPrefix("#") ? String(parts[0]) : nil
+        }
+    }
+
+    static func assembled(_ name: String) throws -> [UInt8] {
+        guard let members = recipes[name] else { return try ModelAsset.readFile(try Paths.model(name)) }
+        return try ZipWriter.storedArchive(try members.map { ($0.0, try assembled($0.1)) })
+    }
+
+    /// The variant of `name` Models/ does not hold: the official file of ../shared/models when Models/ holds the
+    /// assembled one, else the assembled one (written to a temporary file, its checksum the manifest's second).
+    static func other(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (label: String, path: String) {
+        let sums = try checksums(name)
+        XCTAssertEqual(sums.count, 2, "\(name): an official and an assembled checksum", file: file, line: line)
+        let installed = SHA256.hexDigest(of: try ModelAsset.readFile(try Paths.model(name)))
+        if installed == sums.last {
+            let official = Paths.shared + "/models/" + name
+            XCTAssertEqual(SHA256.hexDigest(of: try ModelAsset.readFile(official)), sums.first, file: file, line: line)
+            return ("official", official)
+        }
+        let bytes = try assembled(name)
+        XCTAssertEqual(SHA256.hexDigest(of: bytes), sums.last, "\(name) assembled", file: file, line: line)
+        let dir = NSTemporaryDirectory() + "tasksvision-bundles-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return ("assembled", path)
     }
 }

@@ -56,13 +56,14 @@ final class GestureBundleParityTests: XCTestCase {
                        trainingHands: hands, trainingHandsCorrect: correct)
     }
 
-    /// The bundle of the fixture, retrained from the landmarks CSV of the same photos.
-    static func bundle(_ options: GestureTrainingOptions? = nil) throws -> [UInt8] {
+    /// The bundle of the fixture, retrained from the landmarks CSV of the same photos, on the assembled gesture
+    /// recognizer bundle the fixtures were made on (`basePath` another).
+    static func bundle(_ options: GestureTrainingOptions? = nil, basePath: String? = nil) throws -> [UInt8] {
         let dataset = try GestureLandmarksCSV.dataset(path: TrainingTestPaths.fixtures
                                                       + "/training/gesture_training_landmarks.csv")
         XCTAssertEqual(dataset.labels, ["none", "call", "four", "rock"])
         XCTAssertEqual(dataset.samples.count, 32)
-        let base = try GestureRecognizerBundle.Base(path: TrainingTestPaths.models + "/gesture_recognizer.task")
+        let base = try GestureRecognizerBundle.Base(path: try basePath ?? TrainingTestPaths.assembledRecognizer())
         let options = options ?? cases[0].options
         let classifier = try GestureClassifierTrainer(options: options).train(dataset,
                                                                               embedder: try base.gestureEmbedder())
@@ -132,10 +133,26 @@ final class GestureBundleParityTests: XCTestCase {
         XCTAssertEqual(hands, 48)
     }
 
-    func testRecognizerGivesMediaPipesGestures() throws {
+    func testRecognizerGivesMediaPipesGestures() throws { try recognizerGivesMediaPipesGestures() }
+
+    /// Trained on the official gesture recognizer bundle (its members differ from the assembled one's in metadata
+    /// only, and MediaPipe gives the same results with either): the same classifier, and MediaPipe's gestures.
+    func testTheOfficialBaseGivesTheSameClassifierAndGestures() throws {
+        let official = TrainingTestPaths.shared + "/models/gesture_recognizer.task"
+        let classifier = { (bytes: [UInt8]) in
+            try TaskBundle(bytes: bytes, name: "trained.task").bundle("hand_gesture_recognizer.task")
+                .member("custom_gesture_classifier.tflite")
+        }
+        let fromOfficial = try Self.bundle(basePath: official)
+        XCTAssertNotEqual(fromOfficial, try Self.bundle())
+        XCTAssertEqual(try classifier(fromOfficial), try classifier(try Self.bundle()))
+        try recognizerGivesMediaPipesGestures(basePath: official)
+    }
+
+    func recognizerGivesMediaPipesGestures(basePath: String? = nil) throws {
         let f = try Self.fixture()
         let path = NSTemporaryDirectory() + "/gesture_parity_\(getpid()).task"
-        try Data(try Self.bundle()).write(to: URL(fileURLWithPath: path))
+        try Data(try Self.bundle(basePath: basePath)).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let plain = try GestureRecognizer(modelPath: path)
         let o = GestureRecognizerOptions()

@@ -217,6 +217,30 @@ enum TrainingTestPaths {
     static let fixtures = root + "/Tests/Fixtures"
     static let shared = ProcessInfo.processInfo.environment["TASKSVISION_SHARED"] ?? (root + "/../shared")
     static let gestureTraining = shared + "/testdata/gesture_training"
+
+    /// The gesture recognizer bundle the training fixtures were made on: tools/fetch_models.py's assembled one
+    /// (Models/ holds MediaPipe's official file when ../shared has it). Written from Models/'s parts when Models/
+    /// holds the official one; its checksum is the manifest's second for the name.
+    static func assembledRecognizer() throws -> String {
+        let name = "gesture_recognizer.task"
+        let text = try String(contentsOfFile: models + "/MANIFEST.sha256", encoding: .utf8)
+        let sums = text.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.hasSuffix("  " + name) }
+            .map { String($0.prefix(64)) }
+        let installed = models + "/" + name
+        if SHA256.hexDigest(of: try ModelAsset.readFile(installed)) == sums.last { return installed }
+        let landmarker = try ZipWriter.storedArchive([
+            ("hand_detector.tflite", try ModelAsset.readFile(models + "/hand_detector.tflite")),
+            ("hand_landmarks_detector.tflite", try ModelAsset.readFile(models + "/hand_landmark_full.tflite")),
+        ])
+        let bytes = try ZipWriter.storedArchive([
+            ("hand_landmarker.task", landmarker),
+            ("hand_gesture_recognizer.task", try ModelAsset.readFile(models + "/hand_gesture_recognizer.task")),
+        ])
+        XCTAssertEqual(SHA256.hexDigest(of: bytes), sums.last, "the assembled \(name)")
+        let path = NSTemporaryDirectory() + "/assembled_\(getpid())_" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
 }
 
 final class GestureClassifierExportTests: XCTestCase {

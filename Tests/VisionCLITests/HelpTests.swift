@@ -86,14 +86,14 @@ final class HelpTests: XCTestCase {
         let commands = object?["commands"] as? [[String: Any]] ?? []
         XCTAssertEqual(commands.compactMap { $0["command"] as? String }, Commands.builtIn.map { $0.table.command })
         XCTAssertEqual(commands.filter { $0["task"] as? Bool == true }.compactMap { $0["command"] as? String },
-                       ["faces", "face-landmarks", "palms", "hands", "gestures", "pose", "holistic", "segment",
-                        "classify", "embed"])
+                       ["faces", "face-landmarks", "palms", "hands", "gestures", "pose", "holistic", "objects",
+                        "segment", "classify", "embed"])
         let runs = object?["benchmarks"] as? [[String: Any]] ?? []
         XCTAssertEqual(runs.compactMap { $0["name"] as? String },
                        ["faces", "face-landmarks", "face-landmarks-video", "face-landmarks-full",
                         "face-landmarks-full-video", "palms", "hands", "hands-video", "gestures", "gestures-video",
                         "pose", "pose-stream", "pose-accurate", "pose-accurate-stream", "holistic", "holistic-video",
-                        "holistic-full", "holistic-full-video", "segment", "segment-general", "segment-landscape",
-                        "segment-deeplab", "classify", "classify-float", "embed"])
+                        "holistic-full", "holistic-full-video", "objects", "segment", "segment-general",
+                        "segment-landscape", "segment-deeplab", "classify", "classify-float", "embed"])
     }
 }

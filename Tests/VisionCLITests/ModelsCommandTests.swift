@@ -1,4 +1,5 @@
 import Foundation
+import TasksVisionFormat
 import XCTest
 
 /// `vision models` and `vision models fetch`, run as a process (often a copy of the binary in
@@ -47,17 +48,17 @@ final class ModelsCommandTests: XCTestCase {
         return copy
     }
 
-    /// Models/MANIFEST.sha256 as name -> sha256.
-    func manifest(_ text: String) -> [String: String] {
-        var entries: [String: String] = [:]
+    /// Models/MANIFEST.sha256 as name -> the checksums accepted (an official bundle's assembled one second).
+    func manifest(_ text: String) -> [String: [String]] {
+        var entries: [String: [String]] = [:]
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ", omittingEmptySubsequences: true)
-            if parts.count == 2 { entries[String(parts[1])] = String(parts[0]) }
+            if parts.count == 2 { entries[String(parts[1]), default: []].append(String(parts[0])) }
         }
         return entries
     }
 
-    func knownModels() throws -> [String: String] {
+    func knownModels() throws -> [String: [String]] {
         manifest(try String(contentsOfFile: CLI.models + "/MANIFEST.sha256", encoding: .utf8))
     }
 
@@ -74,7 +75,10 @@ final class ModelsCommandTests: XCTestCase {
             XCTAssertTrue(line.hasSuffix(" " + CLI.models + "/" + name), line)
         }
         let kinds = ["palm_detection_full.tflite": "wheel", "blaze_face_short_range.tflite": "shared",
-                     "hand_landmarker.task": "bundle", "hand_gesture_recognizer_with_custom_classifier.task": "shared"]
+                     "hand_landmarker.task": "official", "pose_landmarker_lite.task": "bundle",
+                     "hand_gesture_recognizer_with_custom_classifier.task": "shared"]
+        XCTAssertEqual(known.filter { $0.value.count == 2 }.keys.sorted(),
+                       ["gesture_recognizer.task", "hand_landmarker.task", "pose_landmarker_full.task"])
         for (name, kind) in kinds {
             XCTAssertEqual(lines.first { $0.hasPrefix(name + " ") }?.split(separator: " ")[1], Substring(kind), name)
         }
@@ -105,6 +109,7 @@ final class ModelsCommandTests: XCTestCase {
         let r = try run(["models", "--manifest"], in: try emptyFolder())
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(manifest(r.stdout), try knownModels())
+        XCTAssertEqual(r.stdout.split(separator: "\n").count, try knownModels().values.map(\.count).reduce(0, +))
         for line in r.stdout.split(separator: "\n") {
             XCTAssertNotNil(String(line).range(of: "^[0-9a-f]{64}  \\S+$", options: .regularExpression), String(line))
         }
@@ -162,6 +167,37 @@ final class ModelsCommandTests: XCTestCase {
         XCTAssertEqual(((line?["result"] as? [String: Any])?["detections"] as? [Any])?.count, 1, faces.stdout)
         let listed = try run(vision, ["models"], in: dir, environment: environment)
         XCTAssertTrue(listed.stdout.contains("\(count) of \(count) models found"), listed.stdout)
+    }
+
+    /// Without the official hand, gesture and full pose bundles (a shared folder lacking them, no network), `models
+    /// fetch` assembles them from the wheel's and the shared folder's models, as before: the manifest's second
+    /// checksum of each, and the other bundles' bytes unchanged.
+    func testOfficialBundlesFallBackToAssembledOnes() throws {
+        let dir = try emptyFolder()
+        let official = ["hand_landmarker.task", "gesture_recognizer.task", "pose_landmarker_full.task"]
+        let shared = dir + "/shared/models"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: CLI.shared + "/models")
+            where !official.contains(name) {
+            try FileManager.default.createSymbolicLink(atPath: shared + "/" + name,
+                                                       withDestinationPath: CLI.shared + "/models/" + name)
+        }
+        let environment = ["XDG_DATA_HOME": dir + "/data", "TASKSVISION_SHARED": dir + "/shared",
+                           "https_proxy": "http://127.0.0.1:9"]
+        let fetch = try run(try copyOfVision(in: dir), ["models", "fetch"], in: dir, environment: environment)
+        if fetch.status != 0 && fetch.stderr.contains("wheel") {
+            throw XCTSkip("the mediapipe wheel is not in the download cache: \(fetch.stderr)")
+        }
+        XCTAssertEqual(fetch.status, 0, fetch.stderr)
+        let known = try knownModels()
+        for name in official {
+            XCTAssertTrue(fetch.stdout.contains("models: \(name): the official bundle could not be had"), fetch.stdout)
+            let digest = SHA256.hexDigest(of: try ModelAsset.readFile(dir + "/data/tasksvision/models/" + name))
+            XCTAssertEqual(digest, known[name]?.last, name)
+        }
+        let custom = "gesture_recognizer_with_custom_classifier.task"
+        let bytes = try ModelAsset.readFile(dir + "/data/tasksvision/models/" + custom)
+        XCTAssertEqual(SHA256.hexDigest(of: bytes), known[custom]?.first)
     }
 
     /// With no wheel, no shared folder and no network, each model gets one line saying why, then

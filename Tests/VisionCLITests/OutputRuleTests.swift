@@ -50,6 +50,7 @@ final class OutputRuleTests: XCTestCase {
         var cases: [(args: [String], cwd: String?, output: String, input: String)] = [
             (["segment", "--masks", ".", "a.png"], p, "--masks .", "a.png"),
             (["faces", "--overlay", ".", "a.png"], p, "--overlay .", "a.png"),
+            (["objects", "--overlay", "./", "a.png", "b.jpg"], p, "--overlay ./", "a.png"),
             (["face-landmarks", "--overlay", "./", "./a.png"], p, "--overlay ./", "a.png"),
             (["segment", "--background", "green", "--overlay", p, p], nil, "--overlay \(p)", "a.png"),
             (["hands", "--overlay", "../photos", "a.png", "b.jpg"], p, "--overlay ../photos", "a.png"),

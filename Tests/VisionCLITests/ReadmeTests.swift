@@ -116,7 +116,7 @@ final class ReadmeTests: XCTestCase {
 
     func testEveryOptionOfAnExampleExists() throws {
         let commands = ["faces", "palms", "hands", "gestures", "pose", "holistic", "kernels", "model", "models",
-                        "segment", "classify", "embed"]
+                        "segment", "classify", "embed", "objects"]
         var help: [String: String] = [:]
         var checked = 0
         for (path, text) in try Self.documents() {

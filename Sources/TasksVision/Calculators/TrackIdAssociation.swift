@@ -60,3 +60,56 @@ public struct TrackIdCounter: Sendable {
         }
     }
 }
+
+extension TrackIdCounter {
+    /// A fresh ID.
+    public mutating func next() -> Int {
+        last += 1
+        return last
+    }
+}
+
+/// An object's track (beyond MediaPipe, whose object detector keeps none): its ID, category, last box
+/// (normalized to the displayed image) and the frame it was last seen in.
+public struct ObjectTrack: Sendable, Equatable {
+    public var id: Int
+    public var category: String?
+    public var box: RelativeBox
+    public var lastSeen: Int
+    public init(id: Int, category: String?, box: RelativeBox, lastSeen: Int) {
+        self.id = id; self.category = category; self.box = box; self.lastSeen = lastSeen
+    }
+}
+
+extension TrackIdAssociation {
+    /// Objects: each detection, in the detector's order (best first), continues the track of its category
+    /// that it overlaps most (IoU above `minSimilarity`, the earlier track on a tie) among those no earlier
+    /// detection took and that were missing from at most `memory` frames since; the others start tracks.
+    /// Returns each detection's ID and the tracks to carry to the next frame.
+    public static func objects(_ detections: [(box: RelativeBox, category: String?)], tracks: [ObjectTrack],
+                               frame: Int, minSimilarity: Float, memory: Int,
+                               counter: inout TrackIdCounter) -> (ids: [Int], tracks: [ObjectTrack]) {
+        var open = tracks.filter { frame - $0.lastSeen - 1 <= memory }
+        var taken = [Bool](repeating: false, count: open.count)
+        var ids: [Int] = []
+        for d in detections {
+            var best: (index: Int, iou: Float)?
+            for (i, t) in open.enumerated() where !taken[i] && t.category == d.category {
+                let iou = NonMaxSuppression.similarity(.intersectionOverUnion, t.box, d.box)
+                if iou > minSimilarity && iou > (best?.iou ?? -1) { best = (i, iou) }
+            }
+            if let b = best {
+                taken[b.index] = true
+                open[b.index].box = d.box
+                open[b.index].lastSeen = frame
+                ids.append(open[b.index].id)
+            } else {
+                let id = counter.next()
+                ids.append(id)
+                open.append(ObjectTrack(id: id, category: d.category, box: d.box, lastSeen: frame))
+                taken.append(true)
+            }
+        }
+        return (ids, open)
+    }
+}

@@ -175,6 +175,7 @@ enum MediaPipeErrorText {
         case let .wrongRunningMode(called, mode): return wrongMode(method: called, current: mode)
         case .nonMonotonicTimestamp: return timestampNotIncreasing
         case .invalidOption(let s):
+            if s.hasPrefix(detectorMaxResultsZero + " (") { return detectorMaxResultsZero }
             if s == delegateOutsideLiveStream { return delegateInImageOrVideoMode }
             if s.hasPrefix("the liveStream running mode needs ") && s.hasSuffix(" or resultCallback") {
                 return missingDelegateInLiveStream
