@@ -29,6 +29,9 @@ let avx2Flags: [SwiftSetting] =
     targetCPUFlags ? [.unsafeFlags(["-target-cpu", "haswell"], .when(platforms: x86Platforms))] : []
 let avx512Flags: [SwiftSetting] =
     targetCPUFlags ? [.unsafeFlags(["-target-cpu", "skylake-avx512"], .when(platforms: x86Platforms))] : []
+// Skylake-X's AVX-512 plus VNNI (`vpdpbusd`), for the int8 kernels that need it.
+let avx512VNNIFlags: [SwiftSetting] =
+    targetCPUFlags ? [.unsafeFlags(["-target-cpu", "cascadelake"], .when(platforms: x86Platforms))] : []
 // The `Builtin` module (LLVM's vector FMA, masked loads, prefetch) needs -parse-stdlib; without it
 // (TASKSVISION_BUILTIN undefined) the target uses the standard library's lane-wise equivalents.
 let vectorFMASettings: [SwiftSetting] = unsafeFlagsAllowed ? [
@@ -75,9 +78,11 @@ let package = Package(
                 swiftSettings: avx2Flags),
         .target(name: "TasksVisionKernelsAVX512", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
                 swiftSettings: avx512Flags),
+        .target(name: "TasksVisionKernelsAVX512VNNI", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"],
+                swiftSettings: avx512VNNIFlags),
         .target(name: "TasksVisionKernelsNEON", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"]),
         // The portable set's Swift kernels (baseline instructions; its GEMMs are OpenBLAS's).
-        .target(name: "TasksVisionKernelsPortable", dependencies: ["TasksVisionKernels"]),
+        .target(name: "TasksVisionKernelsPortable", dependencies: ["TasksVisionKernels", "TasksVisionVectorFMA"]),
         // Layer 2c: the tensor engine (graph, memory plan, layers), taking its microkernels from
         // the set chosen for the CPU.
         // Which processor a thread runs on (the worker pool moves a helper off its caller's).
@@ -87,7 +92,8 @@ let package = Package(
         .target(name: "TasksVisionEngine", dependencies: [
             "TasksVisionFormat", .target(name: "COpenBLAS", condition: .when(platforms: openBLASPlatforms)),
             "CProcessorInfo", "CVectorEstimates", "TasksVisionKernels",
-            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsNEON",
+            "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsAVX512VNNI",
+            "TasksVisionKernelsNEON",
             "TasksVisionKernelsPortable",
         ], linkerSettings: [.linkedFramework("Accelerate", .when(platforms: applePlatforms))]),
         // PNG and JPEG decoding for the command line and tests (the library itself takes pixels).
@@ -119,7 +125,9 @@ let package = Package(
                 path: "Tests/TestBLASKernels"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
         .testTarget(name: "TasksVisionEngineTests",
-                    dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels"]),
+                    dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels",
+                                   "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsAVX512VNNI",
+                                   "TasksVisionKernelsNEON", "TasksVisionKernelsPortable"]),
         .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTrainingTests",

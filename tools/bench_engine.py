@@ -28,6 +28,7 @@ MODELS = [
     "selfie_segmenter.tflite", "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite",
     "deeplab_v3.tflite", "efficientnet_lite0_float32.tflite",
     "holistic_landmarker_assembled.task:hand_roi_refinement.tflite",
+    "efficientnet_lite0.tflite", "efficientdet_lite0.tflite",
 ]
 
 
@@ -42,7 +43,10 @@ def tflite_median(path, threads, runs, warmup=10, cpu_time=False):
     it.allocate_tensors()
     rng = np.random.default_rng(0)
     for d in it.get_input_details():
-        it.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+        if d["dtype"] == np.float32:
+            it.set_tensor(d["index"], rng.random(d["shape"], dtype=np.float32))
+        else:
+            it.set_tensor(d["index"], rng.integers(0, 256, size=d["shape"]).astype(d["dtype"]))
     for _ in range(warmup):
         it.invoke()
     clock = time.thread_time if cpu_time else time.perf_counter

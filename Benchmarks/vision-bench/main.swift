@@ -39,6 +39,8 @@ struct Options {
     var interleave: Bool?
     /// `MxKxN` products to time the kernel set's GEMM on.
     var gemmShapes: [String] = []
+    var quantizedGEMMShapes: [String] = []
+    var quantizedDepthwiseShapes: [String] = []
     /// `HxWxC:k[:s]` maps to time the kernel set's depthwise convolution on.
     var depthwiseShapes: [String] = []
     var explicitModels = false
@@ -80,6 +82,8 @@ func parse() -> Options {
             switch value() { case "on": o.interleave = true; case "off": o.interleave = false
             default: fail("--interleave takes on or off") }
         case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
+        case "--qgemm": o.quantizedGEMMShapes += value().split(separator: ",").map(String.init)
+        case "--qdwconv": o.quantizedDepthwiseShapes += value().split(separator: ",").map(String.init)
         case "--dwconv": o.depthwiseShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
@@ -97,7 +101,9 @@ func parse() -> Options {
         case "-h", "--help":
             print("usage: vision-bench [--model PATH]... [--threads N]... [--runs N] [--warmup N] [--json]"
                 + " [--no-profile]"
-                + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--dwconv HxWxC:k[:s],...]"
+                + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--qgemm MxKxN,...]"
+                + " [--qdwconv HxWxC:k[:s],...]"
+                + " [--dwconv HxWxC:k[:s],...]"
                 + " [--interleave on|off] [--cpu-time]")
             // The task names come from vision's command registry (BenchmarkTask).
             let runs = BenchmarkTask.all.map(\.entry.name)
@@ -196,7 +202,27 @@ for shape in options.gemmShapes {
     print(String(format: "GEMM %@ m %d k %d n %d%@: %.1f GFLOP/s, cold caches %.1f", set.rawValue, d[0], d[1], d[2],
                  residual ? " +residual" : "", gflops, cold))
 }
+for shape in options.quantizedGEMMShapes {
+    let d = shape.split(separator: "x").compactMap { Int($0) }
+    guard d.count == 3, let gops = microbenchmarkSet.measuredQuantizedGEMM(m: d[0], k: d[1], n: d[2]) else {
+        fail("--qgemm takes MxKxN (e.g. 3136x24x144), not \(shape)")
+    }
+    print(String(format: "QGEMM %@ m %d k %d n %d: %.1f GOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2], gops))
+}
+for shape in options.quantizedDepthwiseShapes {
+    let parts = shape.split(separator: ":")
+    let d = parts.first.map { $0.split(separator: "x").compactMap { Int($0) } } ?? []
+    let k = parts.count > 1 ? Int(parts[1]) : nil, s = parts.count > 2 ? Int(parts[2]) : 1
+    guard d.count == 3, parts.count <= 3, let k, let s,
+          let gops = microbenchmarkSet.measuredQuantizedDepthwise(height: d[0], width: d[1], channels: d[2], kernel: k,
+                                                                  stride: s) else {
+        fail("--qdwconv takes HxWxC:k or HxWxC:k:s with positive sizes (e.g. 56x56x144:3:2), not \(shape)")
+    }
+    print(String(format: "QDWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2],
+                 k, k, s, gops))
+}
 let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
+    || !options.quantizedGEMMShapes.isEmpty || !options.quantizedDepthwiseShapes.isEmpty
 if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 if let task = options.throughput {
     Throughput.main(task: task, json: options.json)
@@ -219,21 +245,27 @@ for path in options.models {
         } catch {
             fail("\(error)")
         }
-        // A fixed pseudo-random input in [0, 1).
+        // A fixed pseudo-random input in [0, 1) (a quantized input: pseudo-random bytes).
         for i in 0..<interpreter.inputs.count {
-            interpreter.withInput(i) { buffer in
-                var x: UInt32 = 2_463_534_242
-                for j in buffer.indices {
-                    x ^= x << 13; x ^= x >> 17; x ^= x << 5; buffer[j] = Float(x >> 8) / Float(1 << 24)
+            var x: UInt32 = 2_463_534_242
+            func next() -> UInt32 { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x }
+            if interpreter.inputs[i].type == .float32 {
+                interpreter.withInput(i) { buffer in
+                    for j in buffer.indices { buffer[j] = Float(next() >> 8) / Float(1 << 24) }
+                }
+            } else {
+                interpreter.withInputBytes(i) { buffer in
+                    for j in buffer.indices { buffer[j] = UInt8(truncatingIfNeeded: next() >> 24) }
                 }
             }
         }
         // The arena reuses an input's memory during a run: every run starts from the same inputs, set untimed
         // (a kernel's speed may depend on its values: the sigmoid's on how far below zero they are).
-        let inputValues = (0..<interpreter.inputs.count).map { i in interpreter.withInput(i) { Array($0) } }
+        // As bytes, whatever the input's type (a uint8 or int8 input has no float view).
+        let inputBytes = (0..<interpreter.inputs.count).map { i in interpreter.withInputBytes(i) { [UInt8]($0) } }
         func resetInputs() {
-            for (i, values) in inputValues.enumerated() {
-                interpreter.withInput(i) { buffer in _ = buffer.update(fromContentsOf: values) }
+            for (i, bytes) in inputBytes.enumerated() {
+                interpreter.withInputBytes(i) { buffer in buffer.copyBytes(from: bytes) }
             }
         }
         for _ in 0..<options.warmup { resetInputs(); interpreter.invoke() }

@@ -24,7 +24,7 @@ enum ExecutionPlan {
         var graph = try Graph(model: model)
         for node in graph.nodes {
             if QuantizedOps.isQuantized(node, graph) {
-                try QuantizedOps.check(node, graph)
+                do { try QuantizedOps.check(node, graph) } catch let error as EngineError { throw error.naming(node) }
             } else if !OpRegistry.isSupported(node.op) && !OpRegistry.isSupported(custom: node.customCode) {
                 throw EngineError.unsupportedOperator(model: model.name, operatorIndex: node.index, op: node.op.name)
             }

@@ -135,7 +135,9 @@ struct Graph {
                 }
                 if c.type == .int8 || c.type == .uint8 {
                     // Quantized weights of a float op: their float values, once (`QuantizedWeights.dequantized`).
-                    tensors[out].constant = try QuantizedWeights.dequantized(tensors[input], model: modelName)
+                    do {
+                        tensors[out].constant = try QuantizedWeights.dequantized(tensors[input], model: modelName)
+                    } catch let error as EngineError { throw error.naming(node) }
                     continue
                 }
                 guard c.type == .float16 || c.type == .float32 else {

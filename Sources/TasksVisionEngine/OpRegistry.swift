@@ -116,7 +116,11 @@ enum OpRegistry {
     static func isSupported(_ op: BuiltinOperator) -> Bool { builders[op] != nil }
 
     static func makeLayer(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
-        if QuantizedOps.isQuantized(node, graph) { return try QuantizedOps.makeLayer(node, graph, binder) }
+        if QuantizedOps.isQuantized(node, graph) {
+            do { return try QuantizedOps.makeLayer(node, graph, binder) } catch let error as EngineError {
+                throw error.naming(node)
+            }
+        }
         if node.op == .custom, let code = node.customCode, let builder = customBuilders[code] {
             return try builder(node, graph, binder)
         }

@@ -95,6 +95,29 @@ enum QuantizedArithmetic {
     }
 }
 
+extension QuantizedArithmetic {
+    /// NEON's `vqrdmulhq_s32`: `(2 * a * b + 2^31) >> 32`, ties toward +infinity, saturating the one overflow.
+    @inline(__always)
+    static func neonRoundingDoublingHighMul(_ a: Int32, _ b: Int32) -> Int32 {
+        if a == Int32.min && b == Int32.min { return Int32.max }
+        return Int32(truncatingIfNeeded: (2 * Int64(a) * Int64(b) + (Int64(1) << 31)) >> 32)
+    }
+
+    /// NEON's `vrshlq_s32` by a negative amount: a right shift rounding to nearest, ties toward +infinity.
+    @inline(__always)
+    static func neonRoundingShiftRight(_ x: Int32, _ amount: Int) -> Int32 {
+        amount <= 0 ? x : Int32(truncatingIfNeeded: (Int64(x) + (Int64(1) << (amount - 1))) >> Int64(amount))
+    }
+
+    /// TFLite's `MultiplyByQuantizedMultiplier4Rows` (double-rounding build), the vector half of its optimized
+    /// `Requantize`: TFLite's x86 build compiles its NEON paths through NEON_2_SSE (`neon_check.h` defines USE_NEON
+    /// when SSE4.1 is on), so the lanes round as NEON does rather than as gemmlowp's scalar code.
+    static func neonMultiplyByQuantizedMultiplier(_ x: Int32, _ multiplier: Int32, _ shift: Int) -> Int32 {
+        let left = max(shift, 0), right = max(-shift, 0)
+        return neonRoundingShiftRight(neonRoundingDoublingHighMul(x &<< Int32(left), multiplier), right)
+    }
+}
+
 /// The value range of an 8-bit quantized type.
 extension TensorType {
     /// [min, max] of int8 or uint8 values (nil for other types).

@@ -28,9 +28,11 @@ enum QuantizedOps {
             return inputs == [.int8] && out == .int8
         case .add, .sub, .mul:
             return same && (1...2).contains(inputs.count)
-        case .averagePool2D, .maxPool2D, .logistic, .tanh, .resizeNearestNeighbor, .reshape, .squeeze, .expandDims,
-             .pad, .padV2:
+        case .averagePool2D, .maxPool2D, .logistic, .tanh, .hardSwish, .relu, .relu6, .reluN1To1, .leakyRelu,
+             .resizeNearestNeighbor, .resizeBilinear, .mean, .reshape, .squeeze, .expandDims, .pad, .padV2:
             return same && inputs.count == 1
+        case .elu:
+            return inputs == [.int8] && out == .int8
         case .softmax:
             return inputs.count == 1 && eight.contains(inputs[0]) && eight.contains(out)
         case .concatenation:
@@ -77,13 +79,17 @@ enum QuantizedOps {
         case .dequantize:
             return DequantizeLayer(input: try raw(binder, node, 0), output: try binder.output(node),
                                    count: graph.tensors[node.outputs[0]].elementCount,
-                                   quantization: try QuantizedWeights.activation(graph, node.inputs[0]))
+                                   quantization: try QuantizedWeights.activation(graph, node.inputs[0]),
+                                   kernel: QuantizedMicrokernels(binder.kernels.set).dequantize)
         case .add: return try buildBinary(node, graph, binder, .add)
         case .sub: return try buildBinary(node, graph, binder, .sub)
         case .mul: return try buildBinary(node, graph, binder, .mul)
         case .averagePool2D: return try buildPool(node, graph, binder, .average)
         case .maxPool2D: return try buildPool(node, graph, binder, .max)
-        case .logistic, .tanh: return try buildLookupTable(node, graph, binder)
+        case .logistic, .tanh, .elu, .hardSwish, .relu, .relu6, .reluN1To1, .leakyRelu:
+            return try buildLookupTable(node, graph, binder)
+        case .mean: return try buildMean(node, graph, binder)
+        case .resizeBilinear: return try buildResizeBilinear(node, graph, binder)
         case .softmax: return try buildSoftmax(node, graph, binder)
         case .resizeNearestNeighbor: return try buildResizeNearest(node, graph, binder)
         case .concatenation: return try buildConcatenation(node, graph, binder)
@@ -218,9 +224,8 @@ enum QuantizedOps {
         let g = try OpRegistry.convGeometry(graph, node, input: input, output: output, kH: w[1], kW: w[2],
                                             padding: o.padding, strideH: o.strideH, strideW: o.strideW,
                                             dilationH: o.dilationH, dilationW: o.dilationW)
-        guard w[0] == 1, w[3] == output[3], output[3] == input[3] else {
-            throw OpRegistry.fail(graph, node, "filter \(w) with input \(input) and output \(output): only a depth "
-                                  + "multiplier of 1 is supported on quantized tensors")
+        guard w[0] == 1, w[3] == output[3], input[3] > 0, output[3] % input[3] == 0 else {
+            throw OpRegistry.fail(graph, node, "filter \(w) does not fit input \(input) and output \(output)")
         }
         let scales = try QuantizedWeights.weightScales(graph, filter, dimension: 3, channels: g.outC)
         let bias = try QuantizedWeights.bias(graph, node, input: 2, count: g.outC)
@@ -231,18 +236,21 @@ enum QuantizedOps {
         guard weights.count == g.kH * g.kW * g.outC else {
             throw OpRegistry.fail(graph, node, "filter has \(weights.count) values, expected \(g.kH * g.kW * g.outC)")
         }
+        // Sixteen-bit products where two of them always fit (no weight of -128).
+        let multiplier = output[3] / input[3]
+        let row = multiplier == 1 && !weights.contains(-128) ? kernels.depthwiseRowMul16 ?? kernels.depthwiseRow
+                                                             : kernels.depthwiseRow
         let packed = weights.withUnsafeBufferPointer { buffer in
             QS8PackedDepthwiseWeights(weights: buffer.baseAddress!, channels: g.outC, taps: g.kH * g.kW, bias: bias,
-                                      scales: requantization, inputZeroPoint: xq.zeroPoint,
-                                      cr: kernels.depthwiseRow.cr)
+                                      scales: requantization, inputZeroPoint: xq.zeroPoint, cr: row.cr)
         }
-        return QuantizedDepthwiseLayer(geometry: g, weights: packed,
+        return QuantizedDepthwiseLayer(geometry: g, multiplier: multiplier, weights: packed,
                                        input: try raw(binder, node, 0).assumingMemoryBound(to: Int8.self),
                                        output: try rawOutput(binder, node).assumingMemoryBound(to: Int8.self),
                                        quantization: QS8Output(zeroPoint: yq.zeroPoint, min: bounds.min,
                                                                max: bounds.max),
                                        inputZeroPoint: Int8(truncatingIfNeeded: xq.zeroPoint),
-                                       row: kernels.depthwiseRow.run)
+                                       row: row.run)
     }
 
     static func buildQuantize(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -285,7 +293,8 @@ enum QuantizedOps {
         return QuantizedBinaryLayer(kind: node.op.name, operation: operation, a: try raw(binder, node, 0),
                                     aShape: pa, aq: aq, b: try raw(binder, node, 1), bShape: pb, bq: bq,
                                     output: try rawOutput(binder, node), outShape: expected, oq: oq,
-                                    bounds: try xnnpackBounds(node, graph, oq))
+                                    bounds: try xnnpackBounds(node, graph, oq),
+                                    kernel: QuantizedMicrokernels(binder.kernels.set).binary)
     }
 
     static func buildPool(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder,
@@ -326,11 +335,62 @@ enum QuantizedOps {
             table = QuantizedLookupTableLayer.xnnpackTable(from: xq, to: yq, QuantizedLookupTableLayer.xnnpackSigmoid)
         case .tanh:
             table = QuantizedLookupTableLayer.xnnpackTable(from: xq, to: yq) { tanhf($0) }
+        case .elu:
+            table = QuantizedLookupTableLayer.xnnpackTable(from: xq, to: yq) { $0 < 0 ? 1 * expm1f($0) : $0 }
+        case .hardSwish:
+            table = QuantizedLookupTableLayer.tfliteHardSwishTable(from: xq, to: yq)
+        case .relu:
+            table = QuantizedLookupTableLayer.tfliteReluTable(from: xq, to: yq, low: 0, high: nil)
+        case .relu6:
+            table = QuantizedLookupTableLayer.tfliteReluTable(from: xq, to: yq, low: 0, high: 6)
+        case .reluN1To1:
+            table = QuantizedLookupTableLayer.tfliteReluTable(from: xq, to: yq, low: -1, high: 1)
+        case .leakyRelu:
+            guard case .leakyRelu(let alpha) = node.options else { throw OpRegistry.fail(graph, node, "missing options") }
+            table = QuantizedLookupTableLayer.xnnpackLeakyReluTable(from: xq, to: yq, alpha: alpha)
         default:
             throw EngineError.unsupportedOperator(model: graph.modelName, operatorIndex: node.index, op: node.op.name)
         }
         return QuantizedLookupTableLayer(kind: node.op.name, input: try raw(binder, node, 0),
-                                         output: try rawOutput(binder, node), count: count, table: table)
+                                         output: try rawOutput(binder, node), count: count, table: table,
+                                         kernel: QuantizedMicrokernels(binder.kernels.set).lookup)
+    }
+
+    static func buildMean(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        let input = OpRegistry.shape(graph, node.inputs[0])
+        var axes = Set<Int>()
+        for a in try OpRegistry.constantInts(graph, node, input: 1, what: "axes") {
+            let axis = a < 0 ? a + input.count : a
+            guard axis >= 0 && axis < input.count else {
+                throw OpRegistry.fail(graph, node, "axis \(a) for input \(input)")
+            }
+            axes.insert(axis)
+        }
+        let outCount = input.enumerated().reduce(1) { $0 * (axes.contains($1.offset) ? 1 : $1.element) }
+        guard outCount == graph.tensors[node.outputs[0]].elementCount, !axes.isEmpty else {
+            throw OpRegistry.fail(graph, node, "output size does not match the reduction")
+        }
+        return QuantizedMeanLayer(input: try raw(binder, node, 0), inShape: input, axes: axes,
+                                  output: try rawOutput(binder, node),
+                                  from: try QuantizedWeights.activation(graph, node.inputs[0]),
+                                  to: try QuantizedWeights.activation(graph, node.outputs[0]))
+    }
+
+    static func buildResizeBilinear(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
+        guard case .resizeBilinear(let alignCorners, let halfPixel) = node.options else {
+            throw OpRegistry.fail(graph, node, "missing options")
+        }
+        let input = OpRegistry.shape(graph, node.inputs[0]), output = OpRegistry.shape(graph, node.outputs[0])
+        try OpRegistry.requireRank(graph, node, input, 4, "input")
+        let size = try OpRegistry.constantInts(graph, node, input: 1, what: "size")
+        guard size.count == 2, output == [input[0], size[0], size[1], input[3]], size[0] > 0, size[1] > 0 else {
+            throw OpRegistry.fail(graph, node, "size \(size) does not match output \(output)")
+        }
+        try requireSameQuantization(node, graph, node.inputs[0], node.outputs[0])
+        return QuantizedResizeBilinearLayer(input: try raw(binder, node, 0), output: try rawOutput(binder, node),
+                                            type: graph.tensors[node.inputs[0]].type, batch: input[0], inH: input[1],
+                                            inW: input[2], channels: input[3], outH: size[0], outW: size[1],
+                                            alignCorners: alignCorners, halfPixelCenters: halfPixel)
     }
 
     static func buildSoftmax(_ node: Graph.Node, _ graph: Graph, _ binder: TensorBinder) throws -> Layer {
@@ -385,6 +445,11 @@ enum QuantizedOps {
             }
             total += s[axis]
             let q = try QuantizedWeights.activation(graph, t)
+            if q != oq && oq.type == .int8 {
+                throw OpRegistry.fail(graph, node, "int8 input '\(graph.tensors[t].name)' (scale \(q.scale), zero point "
+                    + "\(q.zeroPoint)) is quantized otherwise than the output (scale \(oq.scale), zero point "
+                    + "\(oq.zeroPoint)); TFLite runs an int8 CONCATENATION with one scale and zero point throughout")
+            }
             parts.append(.init(input: try raw(binder, node, i).assumingMemoryBound(to: UInt8.self),
                                run: s[axis...].reduce(1, *),
                                table: q == oq ? nil : QuantizedConcatenationLayer.tfliteTable(from: q, to: oq)))

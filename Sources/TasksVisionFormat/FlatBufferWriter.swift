@@ -43,6 +43,9 @@ public struct FlatObject: Sendable, Equatable {
         fields[index] = .reference(.scalars(value.flatMap { FlatBytes.le($0.bitPattern) }, elementSize: 4,
                                             alignment: 4))
     }
+    public mutating func set(_ index: Int, int64s value: [Int64]) {
+        fields[index] = .reference(.scalars(value.flatMap(FlatBytes.le), elementSize: 8, alignment: 8))
+    }
     /// A `[ubyte]` vector whose data start at a multiple of `alignment` (TFLite buffers: 16).
     public mutating func set(_ index: Int, bytes value: [UInt8], alignment: Int = 1) {
         fields[index] = .reference(.scalars(value, elementSize: 1, alignment: alignment))

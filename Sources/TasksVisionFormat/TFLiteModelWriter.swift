@@ -1,5 +1,5 @@
-/// Writes `.tflite` flatbuffers (tensorflow/lite/schema/schema.fbs, version 3): float models of
-/// dense tensors and builtin operators, the model metadata buffers, and the zip of associated
+/// Writes `.tflite` flatbuffers (tensorflow/lite/schema/schema.fbs, version 3): models of dense
+/// tensors (float, or quantized with their scales and zero points) and builtin operators, the model metadata buffers, and the zip of associated
 /// files appended after the flatbuffer as TFLite Support's metadata populator appends it.
 ///
 /// Operator options are written from `OperatorOptions`, so an operator the reader parses can be
@@ -12,10 +12,13 @@ public struct TFLiteModelWriter: Sendable {
         /// Constant data (little-endian), or nil for an activation.
         public var data: [UInt8]?
         public var isVariable: Bool
+        /// Scales and zero points of a quantized tensor.
+        public var quantization: TFLiteModel.Quantization?
 
         public init(name: String, shape: [Int], type: TensorType = .float32, data: [UInt8]? = nil,
-                    isVariable: Bool = false) {
+                    isVariable: Bool = false, quantization: TFLiteModel.Quantization? = nil) {
             self.name = name; self.shape = shape; self.type = type; self.data = data; self.isVariable = isVariable
+            self.quantization = quantization
         }
 
         /// A float32 constant.
@@ -67,17 +70,18 @@ public struct TFLiteModelWriter: Sendable {
     }
 
     /// The writer's description of a parsed model, for rewriting it. Throws `unsupported` for what
-    /// the writer cannot express: quantized or sparse tensors, custom operators, offset buffers.
+    /// the writer cannot express: sparse tensors, custom operators, offset buffers.
     public init(model: TFLiteModel) throws {
         var subgraphs: [Subgraph] = []
         for (si, sg) in model.subgraphs.enumerated() {
             let tensors = try sg.tensors.map { t -> Tensor in
-                if t.isQuantized || t.sparsity != nil {
+                if t.sparsity != nil {
                     throw FormatError.unsupported(file: model.name, reason: "subgraph \(si) tensor \(t.index) "
-                        + "(\(t.name)) is \(t.isQuantized ? "quantized" : "sparse"); the writer writes dense tensors")
+                        + "(\(t.name)) is sparse; the writer writes dense tensors")
                 }
                 let data = model.constantData(of: t).map(Array.init)
-                return Tensor(name: t.name, shape: t.shape, type: t.type, data: data, isVariable: t.isVariable)
+                return Tensor(name: t.name, shape: t.shape, type: t.type, data: data, isVariable: t.isVariable,
+                              quantization: t.quantization)
             }
             let ops = try sg.operators.map { o -> Operator in
                 if o.opcode == .custom {
@@ -140,6 +144,13 @@ public struct TFLiteModelWriter: Sendable {
                     o.set(2, u32: 0)
                 }
                 o.set(3, string: t.name)
+                if let q = t.quantization {
+                    var qo = FlatObject()
+                    qo.set(2, floats: q.scales)
+                    qo.set(3, int64s: q.zeroPoints)
+                    if q.quantizedDimension != 0 { qo.set(6, i32: Int32(clamping: q.quantizedDimension)) }
+                    o.set(4, table: qo)
+                }
                 if t.isVariable { o.set(5, bool: true) }
                 tensors.append(o)
             }

@@ -51,6 +51,7 @@ public struct BuiltinOperator: Hashable, Sendable, CustomStringConvertible {
     public static let quantize = BuiltinOperator(rawValue: 114)
     public static let squaredDifference = BuiltinOperator(rawValue: 99)
     public static let hardSwish = BuiltinOperator(rawValue: 117)
+    public static let elu = BuiltinOperator(rawValue: 111)
     public static let densify = BuiltinOperator(rawValue: 124)
 
     static let names: [Int32: String] = [

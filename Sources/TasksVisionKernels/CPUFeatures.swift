@@ -74,6 +74,8 @@ public struct CPUFeatures: Sendable, Equatable {
     public var hasAVX512: Bool {
         hasAVX2FMA && ["avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512cd"].allSatisfy(flags.contains)
     }
+    /// AVX-512 with VNNI (`vpdpbusd`: Cascade Lake, Ice Lake, Zen 4 and later), for the int8 kernels.
+    public var hasAVX512VNNI: Bool { hasAVX512 && flags.contains("avx512_vnni") }
     /// Whether the processor runs each 512-bit vector instruction as two 256-bit halves, so 256-bit tiles
     /// multiply-add as many lanes per cycle as 512-bit ones: AMD Zen 4 (family 25 with AVX-512; Zen 3, the same
     /// family, has no AVX-512, and Zen 5, family 26, has whole 512-bit units). A choice of speed only.
@@ -149,6 +151,7 @@ public struct CPUFeatures: Sendable, Equatable {
             ("hw.optional.avx2_0", "avx2"), ("hw.optional.fma", "fma"), ("hw.optional.avx512f", "avx512f"),
             ("hw.optional.avx512dq", "avx512dq"), ("hw.optional.avx512bw", "avx512bw"),
             ("hw.optional.avx512vl", "avx512vl"), ("hw.optional.avx512cd", "avx512cd"),
+            ("hw.optional.avx512vnni", "avx512_vnni"),
             ("hw.optional.neon", "asimd"), ("hw.optional.AdvSIMD", "asimd"),
         ]
         for (sysctl, flag) in names where has(sysctl) { flags.insert(flag) }

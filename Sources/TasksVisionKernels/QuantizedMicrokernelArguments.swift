@@ -189,6 +189,9 @@ public struct QS8DepthwiseRowArguments {
     public var output: UnsafeMutablePointer<Int8>
     public var outW: Int
     public var quantization: QS8Output
+    /// The blocks of channels to compute (all of them by default): a row split between threads.
+    public var firstBlock = 0
+    public var endBlock = Int.max
 
     public init(input: UnsafePointer<Int8>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
                 dilationH: Int, dilationW: Int, padLeft: Int, iy0: Int, zeroRow: UnsafePointer<Int8>,
@@ -206,5 +209,49 @@ public struct QS8DepthwiseRowArguments {
         let iy = iy0 &+ ky &* dilationH, ix = ox &* strideW &- padLeft &+ kx &* dilationW
         if iy < 0 || iy >= inH || ix < 0 || ix >= inW { return zeroRow }
         return input + (iy &* inW &+ ix) &* channels
+    }
+}
+
+/// An 8-bit ADD, SUB or MUL of `count` values (XNNPACK's `qs8-vadd` / `qs8-vmul` and their `qu8` forms): `a`
+/// contiguous, `b` contiguous or one value for all (`bIsScalar`), the output contiguous. ADD/SUB: `(bias +
+/// a * aMultiplier + b * bMultiplier) >> shift`, 16-bit saturation, the zero point, [min, max]. MUL:
+/// `Float((a - aZeroPoint) * (b - bZeroPoint)) * scale`, rounded to nearest even, the zero point, [min, max].
+public struct QS8BinaryArguments {
+    public enum Operation { case add, multiply }
+    public var operation: Operation
+    /// uint8 values (else int8).
+    public var unsigned: Bool
+    public var count: Int
+    public var a: UnsafeRawPointer
+    public var b: UnsafeRawPointer
+    public var bIsScalar: Bool
+    public var output: UnsafeMutableRawPointer
+    public var aMultiplier: Int32, bMultiplier: Int32, bias: Int32, shift: Int32
+    public var aZeroPoint: Int32, bZeroPoint: Int32, scale: Float
+    public var zeroPoint: Int32, min: Int32, max: Int32
+
+    public init(operation: Operation, unsigned: Bool, count: Int, a: UnsafeRawPointer, b: UnsafeRawPointer,
+                bIsScalar: Bool, output: UnsafeMutableRawPointer, aMultiplier: Int32, bMultiplier: Int32,
+                bias: Int32, shift: Int32, aZeroPoint: Int32, bZeroPoint: Int32, scale: Float, zeroPoint: Int32,
+                min: Int32, max: Int32) {
+        self.operation = operation; self.unsigned = unsigned; self.count = count; self.a = a; self.b = b
+        self.bIsScalar = bIsScalar; self.output = output; self.aMultiplier = aMultiplier
+        self.bMultiplier = bMultiplier; self.bias = bias; self.shift = shift; self.aZeroPoint = aZeroPoint
+        self.bZeroPoint = bZeroPoint; self.scale = scale; self.zeroPoint = zeroPoint; self.min = min; self.max = max
+    }
+
+    /// One value, as the kernels compute it (for their tails and for tests).
+    @inlinable public func combine(_ x: Int32, _ y: Int32) -> Int32 {
+        let v: Int32
+        switch operation {
+        case .add:
+            let acc = (bias &+ x &* aMultiplier &+ y &* bMultiplier) >> shift
+            v = Swift.min(Swift.max(acc, -32768), 32767) &+ zeroPoint
+        case .multiply:
+            let f = Float((x &- aZeroPoint) &* (y &- bZeroPoint)) * scale
+            let clamped = Swift.min(Swift.max(f, Float(min &- zeroPoint)), Float(max &- zeroPoint))
+            v = Int32(clamped.rounded(.toNearestOrEven)) &+ zeroPoint
+        }
+        return Swift.min(Swift.max(v, min), max)
     }
 }

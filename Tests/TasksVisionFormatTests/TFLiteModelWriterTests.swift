@@ -71,7 +71,8 @@ final class TFLiteModelWriterTests: XCTestCase {
             lines.append("subgraph \(sg.name ?? "-") in \(sg.inputs) out \(sg.outputs)")
             for t in sg.tensors {
                 let data = m.constantData(of: t).map { "\($0.count) bytes crc \(CRC32.checksum(Array($0)))" } ?? "none"
-                lines.append("tensor \(t.index) \(t.name) \(t.shape) \(t.type) var \(t.isVariable) data \(data)")
+                lines.append("tensor \(t.index) \(t.name) \(t.shape) \(t.type) var \(t.isVariable) data \(data)"
+                             + (t.quantization.map { " quantization \($0)" } ?? ""))
             }
             for o in sg.operators {
                 lines.append("op \(o.index) \(o.opcode) v\(o.version) \(o.inputs) -> \(o.outputs) \(o.options)")
@@ -109,7 +110,7 @@ final class TFLiteModelWriterTests: XCTestCase {
               + refused.joined(separator: "\n"))
         let short = Set(written.map { $0.split(separator: "/").last.map(String.init) ?? $0 })
         for expected in ["canned_gesture_classifier.tflite", "custom_gesture_classifier_modelmaker_testdata.tflite",
-                         "gesture_embedder.tflite",
+                         "gesture_embedder.tflite", "efficientnet_lite0.tflite", "efficientdet_lite0.tflite",
                          "hand_gesture_recognizer_with_custom_classifier.task:custom_gesture_classifier.tflite"] {
             XCTAssertTrue(short.contains(expected), "\(expected) was not rewritten: \(refused)")
         }

@@ -28,10 +28,15 @@ final class QuantizedBinaryLayer: Layer {
     // MUL
     let aZeroPoint: Int32, bZeroPoint: Int32, scale: Float
     let zeroPoint: Int32, lo: Int32, hi: Int32
+    let kernel: (QS8BinaryArguments) -> Void
+    /// The kernel's runs: the whole tensor when the shapes are equal; else, when one operand repeats a contiguous
+    /// trailing block (a per-channel vector, a scalar) of the other, runs of that block's length.
+    let runs: (length: Int, swapped: Bool, count: Int)?
 
     init(kind: String, operation: Operation, a: UnsafeRawPointer, aShape: [Int], aq: QuantizedActivation,
          b: UnsafeRawPointer, bShape: [Int], bq: QuantizedActivation, output: UnsafeMutableRawPointer, outShape: [Int],
-         oq: QuantizedActivation, bounds: (min: Int32, max: Int32)) {
+         oq: QuantizedActivation, bounds: (min: Int32, max: Int32), kernel: @escaping (QS8BinaryArguments) -> Void) {
+        self.kernel = kernel
         self.kind = kind; self.operation = operation
         self.a = a; self.b = b; self.output = output; type = oq.type
         self.outShape = outShape
@@ -53,6 +58,35 @@ final class QuantizedBinaryLayer: Layer {
         }
         aMultiplier = multiplier(aRatio); bMultiplier = multiplier(bRatio); shift = s
         bias = (Int32(1) << (s - 1)) &- aMultiplier &* aq.zeroPoint &- bMultiplier &* bq.zeroPoint
+        let aCount = aShape.reduce(1, *), bCount = bShape.reduce(1, *)
+        if sameShapes {
+            runs = (count, false, 1)
+        } else if aCount == count, Self.repeatsTrailingBlock(bShape, of: outShape) {
+            runs = (bCount, false, count / max(bCount, 1))
+        } else if bCount == count, Self.repeatsTrailingBlock(aShape, of: outShape) {
+            runs = (aCount, true, count / max(aCount, 1))
+        } else {
+            runs = nil
+        }
+    }
+
+    /// Whether `small` (padded to the output's rank) is 1 in some leading axes and equal to the output in the rest.
+    static func repeatsTrailingBlock(_ small: [Int], of out: [Int]) -> Bool {
+        guard small.count == out.count else { return false }
+        let first = small.firstIndex { $0 != 1 } ?? small.count
+        return (first..<out.count).allSatisfy { small[$0] == out[$0] }
+    }
+
+    /// The kernel's arguments for `length` values of the output from `a` and `b` (b one value if it has one),
+    /// operands swapped when the broadcast one is a (ADD and MUL are symmetric in their parameters).
+    func arguments(_ x: UnsafeRawPointer, _ y: UnsafeRawPointer, count: Int, yIsScalar: Bool, swapped: Bool,
+                   _ out: UnsafeMutableRawPointer) -> QS8BinaryArguments {
+        QS8BinaryArguments(operation: operation == .mul ? .multiply : .add, unsigned: type == .uint8, count: count,
+                           a: x, b: y, bIsScalar: yIsScalar, output: out,
+                           aMultiplier: swapped ? bMultiplier : aMultiplier,
+                           bMultiplier: swapped ? aMultiplier : bMultiplier, bias: bias, shift: shift,
+                           aZeroPoint: swapped ? bZeroPoint : aZeroPoint, bZeroPoint: swapped ? aZeroPoint : bZeroPoint,
+                           scale: scale, zeroPoint: zeroPoint, min: lo, max: hi)
     }
 
     /// Whether XNNPACK's ADD parameters exist for these scales (its asserts: each ratio in [2^-10, 2^8)).
@@ -80,6 +114,28 @@ final class QuantizedBinaryLayer: Layer {
     }
 
     func run(_ context: RunContext) {
+        if let runs {
+            let (length, swapped, repeats) = runs
+            let big = swapped ? b : a, small = swapped ? a : b
+            if length == 1 {
+                kernel(arguments(big, small, count: count, yIsScalar: true, swapped: swapped, output))
+            } else if length == count {
+                // Equal shapes: chunks of the whole.
+                let chunk = 16384, chunks = (count + chunk - 1) / chunk
+                parallelFor(chunks, context: context) { item, _ in
+                    let start = item * chunk, n = min(chunk, count - start)
+                    kernel(arguments(big + start, small + start, count: n, yIsScalar: false, swapped: swapped,
+                                     output + start))
+                }
+            } else {
+                for r in 0..<repeats {
+                    let start = r * length
+                    kernel(arguments(big + start, small, count: length, yIsScalar: false, swapped: swapped,
+                                     output + start))
+                }
+            }
+            return
+        }
         if type == .int8 {
             run(a.assumingMemoryBound(to: Int8.self), b.assumingMemoryBound(to: Int8.self),
                 output.assumingMemoryBound(to: Int8.self))

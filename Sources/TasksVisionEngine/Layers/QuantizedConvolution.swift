@@ -47,17 +47,24 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2 * Double(g.batch * g.outH * g.outW) * Double(g.outC) * Double(windowBytes) }
-    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 3) / 4 }
+    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 16 + 3) / 4 }
     var packedWeightBytes: Int { weights.byteCount }
 
     func run(_ context: RunContext) {
         let pixels = g.batch * g.outH * g.outW
-        let tiles = (pixels + Self.tileRows - 1) / Self.tileRows
-        // One row (a fully connected layer over one vector): its column blocks are the work to split.
-        let columnSplit = tiles < context.threads ? min(weights.blocks, context.threads) : 1
+        // Items of up to 32 rows; with several threads, enough of them (`itemsPerThread` each) that none waits long
+        // for the last: fewer rows an item (a multiple of 8, the tiles' height), then column blocks split too.
+        var rowsPerItem = Self.tileRows, columnSplit = 1
+        if context.threads > 1 {
+            let wanted = context.threads * itemsPerThread
+            while rowsPerItem > 8 && (pixels + rowsPerItem - 1) / rowsPerItem < wanted { rowsPerItem /= 2 }
+            let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
+            if tiles < wanted { columnSplit = min(weights.blocks, (wanted + tiles - 1) / tiles) }
+        }
+        let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
         parallelFor(tiles * columnSplit, context: context) { item, worker in
             let tile = item / columnSplit, part = item % columnSplit
-            let first = tile * Self.tileRows, rows = min(Self.tileRows, pixels - first)
+            let first = tile * rowsPerItem, rows = min(rowsPerItem, pixels - first)
             let blocks = weights.blocks
             let firstBlock = blocks * part / columnSplit, endBlock = blocks * (part + 1) / columnSplit
             let a: UnsafePointer<Int8>, lda: Int
@@ -77,19 +84,58 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 
     /// The windows of output pixels first..<first + rows, one row of `weights.k` bytes each (tap by tap, channels
-    /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding.
+    /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding. A window
+    /// inside the image (no dilation) copies each kernel row's `kW * inC` contiguous bytes in 8-byte words.
     private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
-        let k = weights.k, c = g.inC
+        let k = weights.k, c = g.inC, span = g.kW * c
+        let raw = UnsafeRawPointer(input)
+        // The first pixel's coordinates by division, the others by counting (a division per pixel cost more than
+        // the copy on the 3-channel first layers).
+        var n = first / (g.outH * g.outW), oy = (first % (g.outH * g.outW)) / g.outW, ox = first % g.outW
+        let plain = g.dilationH == 1 && g.dilationW == 1, kH = g.kH, kW = g.kW, inH = g.inH, inW = g.inW
+        let rowBytes = inW * c, words = (span + 7) / 8
+        let zeroPointWord = UInt32(UInt8(bitPattern: inputZeroPoint)) &* 0x0101_0101
         for r in 0..<rows {
-            let pixel = first + r
-            let n = pixel / (g.outH * g.outW), rest = pixel % (g.outH * g.outW)
-            let oy = rest / g.outW, ox = rest % g.outW
+            defer {
+                ox += 1
+                if ox == g.outW {
+                    ox = 0; oy += 1
+                    if oy == g.outH { oy = 0; n += 1 }
+                }
+            }
             let row = rowsOut + r * k
+            let iy0 = oy * g.strideH - g.padTop, ix0 = ox * g.strideW - g.padLeft
+            if plain && iy0 >= 0 && iy0 &+ kH <= inH && ix0 >= 0 && ix0 &+ kW <= inW {
+                // Whole 8-byte words of each kernel row, the last one running past the span (into the next kernel
+                // row's place, written next, or the padding, written after; the input's arena slack and the
+                // scratch's 16 spare bytes cover a word past their ends).
+                let out = UnsafeMutableRawPointer(row)
+                let base = ((n &* inH &+ iy0) &* inW &+ ix0) &* c
+                for ky in 0..<kH {
+                    let source = base &+ ky &* rowBytes, target = ky &* span
+                    // Spans of up to 16 bytes (3x3 windows of 3 to 5 channels) without an inner loop.
+                    let first = raw.loadUnaligned(fromByteOffset: source, as: UInt64.self)
+                    out.storeBytes(of: first, toByteOffset: target, as: UInt64.self)
+                    if words == 2 {
+                        out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source &+ 8, as: UInt64.self),
+                                       toByteOffset: target &+ 8, as: UInt64.self)
+                    } else if words > 2 {
+                        for w in 1..<words {
+                            out.storeBytes(of: raw.loadUnaligned(fromByteOffset: source &+ w &* 8, as: UInt64.self),
+                                           toByteOffset: target &+ w &* 8, as: UInt64.self)
+                        }
+                    }
+                }
+                // The padding to k (under 4 bytes) as whole words of zero points, not a call to memset.
+                var j = kH &* span
+                while j < k { out.storeBytes(of: zeroPointWord, toByteOffset: j, as: UInt32.self); j &+= 4 }
+                continue
+            }
             var offset = 0
             for ky in 0..<g.kH {
-                let iy = oy * g.strideH - g.padTop + ky * g.dilationH
+                let iy = iy0 + ky * g.dilationH
                 for kx in 0..<g.kW {
-                    let ix = ox * g.strideW - g.padLeft + kx * g.dilationW
+                    let ix = ix0 + kx * g.dilationW
                     if iy >= 0 && iy < g.inH && ix >= 0 && ix < g.inW {
                         (row + offset).update(from: input + ((n * g.inH + iy) * g.inW + ix) * c, count: c)
                     } else {
@@ -103,11 +149,13 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 }
 
-/// An int8 DEPTHWISE_CONV_2D (depth multiplier 1) as XNNPACK's `qs8-qc8w-dwconv ... fp32` computes it: per channel
-/// the corrected bias plus the window's products, requantized as the convolutions are. One output row per item.
+/// An int8 DEPTHWISE_CONV_2D as XNNPACK's `qs8-qc8w-dwconv ... fp32` computes it: per channel the corrected bias
+/// plus the window's products, requantized as the convolutions are. One output row per item. A depth multiplier above
+/// 1 (output channel c reads input channel c / multiplier) runs a scalar loop over the same packed weights.
 final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
     let kind = "DEPTHWISE_CONV_2D"
     let g: ConvGeometry
+    let multiplier: Int
     let weights: QS8PackedDepthwiseWeights
     let input: UnsafePointer<Int8>
     let output: UnsafeMutablePointer<Int8>
@@ -117,17 +165,18 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
 
     var description: String { "\(g.inH)x\(g.inW)x\(g.inC) k\(g.kH)x\(g.kW) s\(g.strideH)" }
 
-    init(geometry: ConvGeometry, weights: QS8PackedDepthwiseWeights, input: UnsafePointer<Int8>,
+    init(geometry: ConvGeometry, multiplier: Int, weights: QS8PackedDepthwiseWeights, input: UnsafePointer<Int8>,
          output: UnsafeMutablePointer<Int8>, quantization: QS8Output, inputZeroPoint: Int8,
          row: @escaping (QS8DepthwiseRowArguments) -> Void) {
         g = geometry
+        self.multiplier = multiplier
         self.weights = weights
         self.input = input
         self.output = output
         self.quantization = quantization
         self.row = row
         // The kernels read whole blocks of channels: the row covers the last block and a vector more.
-        let bytes = weights.blocks * weights.cr + 64
+        let bytes = max(weights.blocks * weights.cr, geometry.inC) + 64
         zeroRow = UnsafeMutablePointer<Int8>.allocate(capacity: bytes)
         zeroRow.initialize(repeating: inputZeroPoint, count: bytes)
     }
@@ -138,13 +187,41 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
     var packedWeightBytes: Int { weights.byteCount }
 
     func run(_ context: RunContext) {
-        parallelFor(g.batch * g.outH, context: context) { item, _ in
-            let n = item / g.outH, oy = item % g.outH
-            row(QS8DepthwiseRowArguments(
+        // Rows, and with several threads blocks of channels too when the rows are few (7x7 and 14x14 maps).
+        let rows = g.batch * g.outH
+        let wanted = context.threads > 1 ? context.threads * itemsPerThread : 1
+        let split = multiplier == 1 && rows < wanted ? min(weights.blocks, (wanted + rows - 1) / rows) : 1
+        parallelFor(rows * split, context: context) { item, _ in
+            let row = item / split, part = item % split
+            let n = row / g.outH, oy = row % g.outH
+            var arguments = QS8DepthwiseRowArguments(
                 input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC, kH: g.kH, kW: g.kW,
                 strideW: g.strideW, dilationH: g.dilationH, dilationW: g.dilationW, padLeft: g.padLeft,
                 iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: weights,
-                output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization))
+                output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization)
+            arguments.firstBlock = weights.blocks * part / split
+            arguments.endBlock = weights.blocks * (part + 1) / split
+            if multiplier == 1 { self.row(arguments) } else { multipliedRow(arguments) }
+        }
+    }
+
+    /// One output row with a depth multiplier: each output channel from its input channel, channel by channel.
+    private func multipliedRow(_ p: QS8DepthwiseRowArguments) {
+        let w = weights, q = p.quantization
+        for ox in 0..<p.outW {
+            for oc in 0..<g.outC {
+                let block = oc / w.cr, j = oc % w.cr
+                var acc = w.bias(block)[j]
+                var t = 0
+                for ky in 0..<p.kH {
+                    for kx in 0..<p.kW {
+                        acc &+= Int32(p.tap(ky, kx, ox)[oc / multiplier]) &* Int32(w.weights(block)[t * w.cr + j])
+                        t += 1
+                    }
+                }
+                p.output[ox * g.outC + oc] = requantizeQS8(acc, scale: w.scales(block)[j], zeroPoint: q.zeroPoint,
+                                                           min: q.min, max: q.max)
+            }
         }
     }
 }

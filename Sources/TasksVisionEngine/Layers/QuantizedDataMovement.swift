@@ -163,3 +163,86 @@ final class ByteCopyLayer: Layer {
 
     func run(_ context: RunContext) { output.copyMemory(from: input, byteCount: count) }
 }
+
+/// 8-bit RESIZE_BILINEAR as XNNPACK's `s8-ibilinear` / `u8-ibilinear` (the delegate takes it): the source
+/// coordinates of its indirection setup in float (TensorFlow's legacy rule, corner alignment or half-pixel centers),
+/// each fraction as 11-bit weights (`lrintf(alpha * 2048)`), then in 32-bit integers
+/// `t = (tl << 11) + (tr - tl) * ah`, the same for the bottom row, `(t << 11) + (b - t) * av`, plus 2^21, shifted
+/// right by 22.
+final class QuantizedResizeBilinearLayer: Layer {
+    let kind = "RESIZE_BILINEAR"
+    let input: UnsafeRawPointer, output: UnsafeMutableRawPointer
+    let type: TensorType
+    let batch: Int, inH: Int, inW: Int, channels: Int, outH: Int, outW: Int
+    let rows: [(top: Int, bottom: Int, alpha: Int32)], columns: [(left: Int, right: Int, alpha: Int32)]
+
+    init(input: UnsafeRawPointer, output: UnsafeMutableRawPointer, type: TensorType, batch: Int, inH: Int, inW: Int,
+         channels: Int, outH: Int, outW: Int, alignCorners: Bool, halfPixelCenters: Bool) {
+        self.input = input; self.output = output; self.type = type
+        self.batch = batch; self.inH = inH; self.inW = inW; self.channels = channels; self.outH = outH
+        self.outW = outW
+        let legacy = !halfPixelCenters
+        rows = Self.axis(inSize: inH, outSize: outH, alignCorners: alignCorners, legacy: legacy)
+            .map { (top: $0.0, bottom: $0.1, alpha: $0.2) }
+        columns = Self.axis(inSize: inW, outSize: outW, alignCorners: alignCorners, legacy: legacy)
+            .map { (left: $0.0, right: $0.1, alpha: $0.2) }
+    }
+
+    /// `xnn_indirection_init_resize_bilinear2d_hwc_q11` along one axis.
+    static func axis(inSize: Int, outSize: Int, alignCorners: Bool, legacy: Bool) -> [(Int, Int, Int32)] {
+        let adjustment = alignCorners && outSize != 1 ? 1 : 0
+        let scale = Float(inSize - adjustment) / Float(outSize - adjustment)
+        let maxIndex = Float(inSize - 1)
+        let offset = 0.5 * scale - 0.5
+        return (0..<outSize).map { o in
+            var position: Float
+            if legacy || alignCorners {
+                position = min(Float(o) * scale, maxIndex)
+            } else {
+                position = min(max(Float(o) * scale + offset, 0), maxIndex)
+            }
+            let first = Int(position)
+            let second = min(first + 1, inSize - 1)
+            let alpha = position - Float(first)
+            return (first, second, Int32(Int16(truncatingIfNeeded: lrintf(alpha * 2048))))
+        }
+    }
+
+    var flops: Double { Double(batch * outH * outW * channels) * 6 }
+    var parallelWork: Double { flops * memoryBoundWorkFactor }
+
+    func run(_ context: RunContext) {
+        if type == .int8 { run(Int8.self) } else { run(UInt8.self) }
+    }
+
+    private func run<T: FixedWidthInteger>(_: T.Type) {
+        let x = input.assumingMemoryBound(to: T.self), y = output.assumingMemoryBound(to: T.self)
+        let c = channels
+        for n in 0..<batch {
+            let image = x + n * inH * inW * c
+            for (oy, r) in rows.enumerated() {
+                let av = Int32(UInt16(truncatingIfNeeded: r.alpha))
+                for (ox, col) in columns.enumerated() {
+                    let ah = Int32(UInt16(truncatingIfNeeded: col.alpha))
+                    let tl = image + (r.top * inW + col.left) * c, tr = image + (r.top * inW + col.right) * c
+                    let bl = image + (r.bottom * inW + col.left) * c, br = image + (r.bottom * inW + col.right) * c
+                    let out = y + ((n * outH + oy) * outW + ox) * c
+                    for ch in 0..<c {
+                        let t = (Int32(tl[ch]) << 11) &+ (Int32(tr[ch]) - Int32(tl[ch])) &* ah
+                        let b = (Int32(bl[ch]) << 11) &+ (Int32(br[ch]) - Int32(bl[ch])) &* ah
+                        let acc = (t << 11) &+ (b &- t) &* av
+                        out[ch] = T(truncatingIfNeeded: (acc &+ 0x0020_0000) >> 22)
+                    }
+                }
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif

@@ -1,0 +1,1 @@
+../MicrokernelTemplates/x8-lut.swift

@@ -1,0 +1,1 @@
+../MicrokernelTemplates/qs8-dwconv-row-mul16.swift

@@ -1,0 +1,1 @@
+../MicrokernelTemplates/qs8-vbinary.swift
