@@ -231,7 +231,7 @@ public final class Interpreter {
                                               + "\(bytes.count)")
         }
         let target = UnsafeMutableRawBufferPointer(start: inputPointers[index], count: bytes.count)
-        _ = target.copyBytes(from: bytes)
+        target.copyBytes(from: bytes)
     }
 
     /// Direct access to input `index`'s bytes, whatever its type (for writing without a copy).

@@ -5,7 +5,9 @@ import Swift
 // its top bit set. Emitted only into a target built for AVX2 or AVX-512 BW (see IntegerDotProducts.swift); without
 // the Builtin module (Apple platforms), lane by lane.
 
-#if TASKSVISION_BUILTIN
+// A debug build (DEBUG) takes the lane-by-lane form: at -Onone the compiler also code-generates these wrappers
+// for this target's baseline instruction set, where LLVM has no lowering for them.
+#if TASKSVISION_BUILTIN && !DEBUG
 /// `vpshufb` (512-bit). Only in a target built for AVX-512 BW.
 @_alwaysEmitIntoClient @inline(__always) public func shuffleBytes(_ table: SIMD64<UInt8>,
                                                                   _ index: SIMD64<Int8>) -> SIMD64<UInt8> {
@@ -22,6 +24,21 @@ import Swift
     return r
 }
 
+#else
+@_transparent public func shuffleBytes(_ table: SIMD64<UInt8>, _ index: SIMD64<Int8>) -> SIMD64<UInt8> {
+    var r = SIMD64<UInt8>()
+    for i in 0..<64 { r[i] = index[i] < 0 ? 0 : table[(i & ~15) | Int(index[i] & 15)] }
+    return r
+}
+
+@_transparent public func shuffleBytes(_ table: SIMD32<UInt8>, _ index: SIMD32<Int8>) -> SIMD32<UInt8> {
+    var r = SIMD32<UInt8>()
+    for i in 0..<32 { r[i] = index[i] < 0 ? 0 : table[(i & ~15) | Int(index[i] & 15)] }
+    return r
+}
+#endif
+
+#if TASKSVISION_BUILTIN
 /// `a ^ b` as one vector operation (the standard library's `^` on byte vectors runs lane by lane).
 @_transparent public func xorBytes(_ a: SIMD64<UInt8>, _ b: SIMD64<UInt8>) -> SIMD64<UInt8> {
     var r = SIMD64<UInt8>()
@@ -60,16 +77,4 @@ import Swift
 }
 @_transparent public func xorBytes(_ a: SIMD64<UInt8>, _ b: SIMD64<UInt8>) -> SIMD64<UInt8> { a ^ b }
 @_transparent public func xorBytes(_ a: SIMD32<UInt8>, _ b: SIMD32<UInt8>) -> SIMD32<UInt8> { a ^ b }
-
-@_transparent public func shuffleBytes(_ table: SIMD64<UInt8>, _ index: SIMD64<Int8>) -> SIMD64<UInt8> {
-    var r = SIMD64<UInt8>()
-    for i in 0..<64 { r[i] = index[i] < 0 ? 0 : table[(i & ~15) | Int(index[i] & 15)] }
-    return r
-}
-
-@_transparent public func shuffleBytes(_ table: SIMD32<UInt8>, _ index: SIMD32<Int8>) -> SIMD32<UInt8> {
-    var r = SIMD32<UInt8>()
-    for i in 0..<32 { r[i] = index[i] < 0 ? 0 : table[(i & ~15) | Int(index[i] & 15)] }
-    return r
-}
 #endif

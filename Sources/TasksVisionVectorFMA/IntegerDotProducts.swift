@@ -8,8 +8,9 @@ import Swift
 // Integer sums are exact, so both forms give the same values.
 
 // The intrinsics' wrappers are emitted only into their callers (`@_alwaysEmitIntoClient`): this target is built
-// for the baseline instruction set, where LLVM has no lowering for them.
-#if TASKSVISION_BUILTIN
+// for the baseline instruction set, where LLVM has no lowering for them; a debug build (DEBUG), which would
+// code-generate them there at -Onone all the same, takes the lane-by-lane form.
+#if TASKSVISION_BUILTIN && !DEBUG
 /// `vpdpbusd`: each 32-bit lane of `acc` plus the four products of `a`'s bytes (unsigned) with `b`'s (signed) in
 /// that lane. Only in a target built for AVX-512 VNNI.
 @_alwaysEmitIntoClient @inline(__always) public func dotUnsignedBySigned(_ acc: SIMD16<Int32>, _ a: SIMD16<Int32>,
@@ -53,7 +54,7 @@ import Swift
 }
 #endif
 
-#if TASKSVISION_BUILTIN && arch(arm64)
+#if TASKSVISION_BUILTIN && arch(arm64) && !DEBUG
 /// `sdot`: each 32-bit lane of `acc` plus the four products of the signed bytes of `a` and `b` in that lane
 /// (Armv8.2 dot product; only on a processor that has it, `asimddp`).
 @_alwaysEmitIntoClient @inline(__always) public func dotSigned(_ acc: SIMD4<Int32>, _ a: SIMD16<Int8>, _ b: SIMD16<Int8>) -> SIMD4<Int32> {
