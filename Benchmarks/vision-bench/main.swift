@@ -250,11 +250,11 @@ for path in options.models {
             var x: UInt32 = 2_463_534_242
             func next() -> UInt32 { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x }
             if interpreter.inputs[i].type == .float32 {
-                interpreter.withInput(i) { buffer in
+                interpreter.stageInput(i) { buffer in
                     for j in buffer.indices { buffer[j] = Float(next() >> 8) / Float(1 << 24) }
                 }
             } else {
-                interpreter.withInputBytes(i) { buffer in
+                interpreter.stageInputBytes(i) { buffer in
                     for j in buffer.indices { buffer[j] = UInt8(truncatingIfNeeded: next() >> 24) }
                 }
             }
@@ -262,10 +262,10 @@ for path in options.models {
         // The arena reuses an input's memory during a run: every run starts from the same inputs, set untimed
         // (a kernel's speed may depend on its values: the sigmoid's on how far below zero they are).
         // As bytes, whatever the input's type (a uint8 or int8 input has no float view).
-        let inputBytes = (0..<interpreter.inputs.count).map { i in interpreter.withInputBytes(i) { [UInt8]($0) } }
+        let inputBytes = (0..<interpreter.inputs.count).map { i in interpreter.stageInputBytes(i) { [UInt8]($0) } }
         func resetInputs() {
             for (i, bytes) in inputBytes.enumerated() {
-                interpreter.withInputBytes(i) { buffer in buffer.copyBytes(from: bytes) }
+                interpreter.stageInputBytes(i) { buffer in buffer.copyBytes(from: bytes) }
             }
         }
         for _ in 0..<options.warmup { resetInputs(); interpreter.invoke() }

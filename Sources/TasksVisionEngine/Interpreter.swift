@@ -211,10 +211,11 @@ public final class Interpreter {
         inputPointers[index].update(from: values, count: values.count)
     }
 
-    /// Direct access to input `index`'s memory, a float32 input (for writing without a copy).
-    public func withInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
-        precondition(index >= 0 && index < inputs.count, "input index out of range")
-        precondition(inputs[index].type == .float32, "input \(index) is \(inputs[index].type): use withInputBytes")
+    /// Direct access to input `index`'s memory, a float32 input (for writing without a copy). Throws
+    /// `EngineError.invalidArgument` for an index out of range or an input of another type (use `withInputBytes`).
+    public func withInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws -> R {
+        try requireInput(index)
+        try requireFloat(inputs[index], "input \(index)", "withInputBytes(_:_:)")
         return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
     }
 
@@ -234,9 +235,10 @@ public final class Interpreter {
         target.copyBytes(from: bytes)
     }
 
-    /// Direct access to input `index`'s bytes, whatever its type (for writing without a copy).
-    public func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
-        precondition(index >= 0 && index < inputs.count, "input index out of range")
+    /// Direct access to input `index`'s bytes, whatever its type (for writing without a copy). Throws
+    /// `EngineError.invalidArgument` for an index out of range.
+    public func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> R) throws -> R {
+        try requireInput(index)
         return try body(UnsafeMutableRawBufferPointer(start: inputPointers[index], count: inputs[index].byteCount))
     }
 
@@ -249,10 +251,43 @@ public final class Interpreter {
         return Array(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
     }
 
-    /// Read access to output `index`'s bytes without a copy, whatever its type.
-    public func withOutputBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        precondition(index >= 0 && index < outputs.count, "output index out of range")
+    /// Read access to output `index`'s bytes without a copy, whatever its type. Throws
+    /// `EngineError.invalidArgument` for an index out of range.
+    public func withOutputBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard index >= 0 && index < outputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
+        }
         return try body(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+    }
+
+    // The task stages' accessors: each stage checks at load that the tensors it reads and writes exist and have
+    // the type it uses (ModelResources.requireFloat32), so a wrong model is refused once, by name, before any run.
+
+    package func stageInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < inputs.count && inputs[index].type == .float32, "stage input \(index)")
+        return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
+    }
+
+    package func stageInputBytes<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < inputs.count, "stage input \(index)")
+        return try body(UnsafeMutableRawBufferPointer(start: inputPointers[index], count: inputs[index].byteCount))
+    }
+
+    package func stageOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < outputs.count && outputs[index].type == .float32, "stage output \(index)")
+        return try body(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
+    }
+
+    package func stageOutputBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        precondition(index >= 0 && index < outputs.count, "stage output \(index)")
+        return try body(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+    }
+
+    /// Throws unless `index` names an input.
+    private func requireInput(_ index: Int) throws {
+        guard index >= 0 && index < inputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
+        }
     }
 
     /// Throws unless `tensor` is float32, naming the byte-level call to use instead.
@@ -374,10 +409,13 @@ public final class Interpreter {
         return Array(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
     }
 
-    /// Read access to output `index`, a float32 output, without a copy.
-    public func withOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
-        precondition(index >= 0 && index < outputs.count, "output index out of range")
-        precondition(outputs[index].type == .float32, "output \(index) is \(outputs[index].type): use withOutputBytes")
+    /// Read access to output `index`, a float32 output, without a copy. Throws `EngineError.invalidArgument` for an
+    /// index out of range or an output of another type (use `withOutputBytes`).
+    public func withOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
+        guard index >= 0 && index < outputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
+        }
+        try requireFloat(outputs[index], "output \(index)", "withOutputBytes(_:_:)")
         return try body(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
     }
 

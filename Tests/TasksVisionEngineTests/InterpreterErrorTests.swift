@@ -51,6 +51,20 @@ final class InterpreterErrorTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("no input 3"), "\(error)")
         }
         XCTAssertThrowsError(try interpreter.output(5))
+        // The direct-access calls: an index out of range is an error, not a trap.
+        XCTAssertThrowsError(try interpreter.withInput(1) { $0.count }) {
+            XCTAssertTrue("\($0)".hasSuffix("canned_gesture_classifier.tflite has 1 inputs, no input 1"), "\($0)")
+        }
+        XCTAssertThrowsError(try interpreter.withInputBytes(-1) { $0.count }) {
+            XCTAssertTrue("\($0)".contains("no input -1"), "\($0)")
+        }
+        XCTAssertThrowsError(try interpreter.withOutput(1) { $0.count }) {
+            XCTAssertTrue("\($0)".contains("no output 1"), "\($0)")
+        }
+        XCTAssertThrowsError(try interpreter.withOutputBytes(7) { $0.count }) {
+            XCTAssertTrue("\($0)".contains("no output 7"), "\($0)")
+        }
+        XCTAssertEqual(try interpreter.withInput(0) { $0.count }, 128)
         // Still usable after the errors.
         let out = try interpreter.run([fixtureRandomFloats(seed: 3, count: 128, low: -1, high: 1)])
         XCTAssertEqual(out[0].count, 8)

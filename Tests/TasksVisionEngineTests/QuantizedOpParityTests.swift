@@ -184,6 +184,15 @@ final class QuantizedModelErrorTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("takes 4 bytes (4 int8 values [1, 4]), got 3"), "\($0)")
         }
         XCTAssertThrowsError(try interpreter.output(0)) { XCTAssertTrue("\($0)".contains("use outputBytes")) }
+        // The direct-access calls throw the same errors rather than trap.
+        XCTAssertThrowsError(try interpreter.withInput(0) { $0.count }) {
+            XCTAssertTrue("\($0)".hasSuffix("not float32: use withInputBytes(_:_:)"), "\($0)")
+        }
+        XCTAssertThrowsError(try interpreter.withOutput(0) { $0.count }) {
+            XCTAssertTrue("\($0)".hasSuffix("not float32: use withOutputBytes(_:_:)"), "\($0)")
+        }
+        XCTAssertEqual(try interpreter.withInputBytes(0) { $0.count }, 4)
+        XCTAssertEqual(try interpreter.withOutputBytes(0) { $0.count }, 4)
         // Real values -1.5, 0, 1.5, 62: the sigmoid, quantized to 1/256 steps from -128.
         try interpreter.setInput(0, bytes: [Int8(0), 3, 6, 127].map { UInt8(bitPattern: $0) })
         interpreter.invoke()

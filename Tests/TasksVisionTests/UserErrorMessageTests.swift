@@ -139,6 +139,13 @@ final class UserErrorMessageTests: XCTestCase {
             let o = HandLandmarkerOptions(); o.baseOptions.modelAssetPath = dir.path
             _ = try HandLandmarker(options: o)
         }
+        // A quantized model where a float stage reads its tensors: refused at load, naming the tensor and type.
+        let int8 = try ModelResources(path: try Paths.model("efficientnet_lite0.tflite"), threads: 1)
+        XCTAssertThrowsError(try int8.requireFloat32("the hand landmarker")) {
+            XCTAssertEqual("\($0)", "invalid model: \(int8.name): input 'images' is uint8; the hand landmarker takes "
+                           + "float32 models")
+        }
+        XCTAssertNoThrow(try ModelResources(path: face, threads: 1).requireFloat32("the face detector"))
     }
 
     func testImageAndCallErrors() throws {

@@ -32,6 +32,16 @@ struct ModelResources {
         try self.init(model: try ModelAsset.loadModel(path), threads: threads)
     }
 
+    /// Throws unless the model's first input and every output are float32, as the float stages read them: a
+    /// quantized model given to one of them is refused here, by name, rather than misread.
+    func requireFloat32(_ task: String) throws {
+        let tensors = interpreter.inputs.prefix(1).map { ("input", $0) } + interpreter.outputs.map { ("output", $0) }
+        for (kind, tensor) in tensors where tensor.type != .float32 {
+            throw VisionTaskError.invalidModel("\(name): \(kind) '\(tensor.name)' is \(tensor.type); \(task) takes "
+                                               + "float32 models")
+        }
+    }
+
     /// MediaPipe's input range from the metadata normalization: [(0 - mean) / std, (255 - mean) / std].
     func inputRange(default fallback: ImageToTensor.ValueRange?) throws -> ImageToTensor.ValueRange {
         if let n = metadata?.inputNormalization, let mean = n.mean.first, let std = n.std.first, std != 0 {

@@ -118,6 +118,7 @@ public final class FaceDetector: DetectionTask<FaceDetectorResult>, @unchecked S
             throw VisionTaskError.invalidModel("\(name) outputs \(outputs.map(\.shape)) do not match "
                                                + "\(decoding.numBoxes) boxes of \(decoding.numCoords) values")
         }
+        try resources.requireFloat32("the face detector")
         // The dense full-range model ships without metadata; BlazeFace takes [-1, 1].
         let range = try resources.inputRange(default: .init(min: -1, max: 1))
         return DetectorStage(resources: resources, anchors: anchors, decoding: decoding, range: range,

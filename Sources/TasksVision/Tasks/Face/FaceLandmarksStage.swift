@@ -24,6 +24,7 @@ struct FaceLandmarksStage {
         let tongue = outs.indices.first { $0 != presence && outs[$0].elementCount == 1 }
         outputs = (lm, presence, tongue)
         self.model = model
+        try model.requireFloat32("the face landmarker")
         range = try model.inputRange(default: .init(min: 0, max: 1))
     }
 
@@ -37,11 +38,11 @@ struct FaceLandmarksStage {
     func run(_ image: MPImage, rect: NormalizedRect) -> FacePipeline.Face? {
         guard let pixels = crop(image, rect: rect) else { return nil }
         let interpreter = model.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
-        let presence = interpreter.withOutput(outputs.presence) { TensorsToLandmarks.sigmoid($0[0]) }
-        let tongue = outputs.tongue.map { t in interpreter.withOutput(t) { $0[0] } } ?? 0
-        let local = interpreter.withOutput(outputs.landmarks) {
+        let presence = interpreter.stageOutput(outputs.presence) { TensorsToLandmarks.sigmoid($0[0]) }
+        let tongue = outputs.tongue.map { t in interpreter.stageOutput(t) { $0[0] } } ?? 0
+        let local = interpreter.stageOutput(outputs.landmarks) {
             TensorsToLandmarks.normalized($0, count: Self.landmarkCount, dimensions: 3,
                                           inputWidth: model.inputWidth, inputHeight: model.inputHeight)
         }

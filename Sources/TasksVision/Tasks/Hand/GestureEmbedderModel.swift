@@ -11,7 +11,10 @@ package enum GestureEmbedderModel {
     /// error for a model without the embedder's inputs.
     package static func interpreter(_ model: TFLiteModel, refuse: (Interpreter) -> Error) throws -> Interpreter {
         let interpreter = try Interpreter(model: model, options: .init(threads: 1))
-        guard interpreter.inputs.map(\.elementCount) == [63, 1, 63] else { throw refuse(interpreter) }
+        guard interpreter.inputs.map(\.elementCount) == [63, 1, 63],
+              (interpreter.inputs + interpreter.outputs.prefix(1)).allSatisfy({ $0.type == .float32 }) else {
+            throw refuse(interpreter)
+        }
         return interpreter
     }
 }

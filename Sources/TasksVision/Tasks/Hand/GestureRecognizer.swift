@@ -248,7 +248,7 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
         try? embedder.setInput(2, world)
         embedder.invoke()
         var lists: [[ResultCategory]] = []
-        embedder.withOutput(0) { embedding in
+        embedder.stageOutput(0) { embedding in
             let e = Array(embedding)
             if let custom {
                 try? custom.interpreter.setInput(0, e)

@@ -15,6 +15,7 @@ struct HandLandmarksStage {
             throw VisionTaskError.invalidModel("\(model.name) is not a 21-landmark hand model (4 outputs)")
         }
         self.model = model
+        try model.requireFloat32("the hand landmarker")
         range = try model.inputRange(default: .init(min: 0, max: 1))
     }
 
@@ -34,18 +35,18 @@ struct HandLandmarksStage {
                    minPresence: Float) -> HandPipeline.Hand? {
         let size = (model.inputWidth, model.inputHeight)
         let interpreter = model.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
-        let presence = interpreter.withOutput(1) { $0[0] }
+        let presence = interpreter.stageOutput(1) { $0[0] }
         guard presence > minPresence else { return nil }
-        let raw = interpreter.withOutput(2) { $0[0] }
+        let raw = interpreter.stageOutput(2) { $0[0] }
         let handedness = raw > 0.5 ? ResultCategory(index: 0, score: raw, categoryName: "Right", displayName: "Right")
             : ResultCategory(index: 1, score: Float(1.0 - Double(raw)), categoryName: "Left", displayName: "Left")
-        let local = interpreter.withOutput(0) {
+        let local = interpreter.stageOutput(0) {
             TensorsToLandmarks.normalized($0, count: 21, dimensions: 3, inputWidth: size.0, inputHeight: size.1,
                                           normalizeZ: 0.4)
         }
-        let world = interpreter.withOutput(3) { TensorsToLandmarks.world($0, count: 21) }
+        let world = interpreter.stageOutput(3) { TensorsToLandmarks.world($0, count: 21) }
         let projected = LandmarkProjection.project(local, rect: rect)
         let next = RectTransformation.handNextFrame.apply(
             HandLandmarksToRect.rect(projected, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight),

@@ -69,6 +69,7 @@ final class HandPipeline: RegionFramedPipeline {
               model.interpreter.outputs[0].elementCount == 2016 * 18 else {
             throw VisionTaskError.invalidModel("\(model.name) is not a 192x192 palm detector with 2016 boxes")
         }
+        try model.requireFloat32("the palm detector")
         return DetectorStage(resources: model, anchors: SsdAnchors.generate(.palm), decoding: .palm(minScore: minScore),
                              range: try model.inputRange(default: .init(min: 0, max: 1)), suppressionThreshold: 0.3)
     }

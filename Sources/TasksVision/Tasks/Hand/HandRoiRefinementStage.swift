@@ -21,6 +21,7 @@ struct HandRoiRefinementStage {
         self.model = model
         // MediaPipe's preprocessing refuses a float input without normalization metadata; the legacy graph fed
         // the same model [0, 1].
+        try model.requireFloat32("hand ROI refinement")
         range = try model.inputRange(default: .init(min: 0, max: 1))
     }
 
@@ -36,9 +37,9 @@ struct HandRoiRefinementStage {
         _ = ImageToTensor.padRoi(&roi, tensorWidth: tw, tensorHeight: th)
         let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: Self.border)
         let interpreter = model.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
-        let local = interpreter.withOutput(0) {
+        let local = interpreter.stageOutput(0) {
             TensorsToLandmarks.normalized($0, count: Self.landmarkCount, dimensions: 2, inputWidth: tw,
                                           inputHeight: th)
         }

@@ -52,9 +52,15 @@ final class ObjectDetectorPipeline {
         }
         self.model = model
         resources = try VisionTaskError.wrappingModelErrors { try ModelResources(model: model, threads: threads) }
-        for (i, o) in resources.interpreter.outputs.enumerated() where o.type == .uint8 && o.quantization == nil {
-            throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(o.name)) is uint8 without "
-                                               + "quantization parameters")
+        for (i, o) in resources.interpreter.outputs.enumerated() where o.type != .float32 {
+            guard o.type == .uint8 else {
+                throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(o.name)) is \(o.type); the object "
+                                                   + "detector takes float32 or uint8 outputs")
+            }
+            guard o.quantization != nil else {
+                throw VisionTaskError.invalidModel("\(model.name): output \(i) (\(o.name)) is uint8 without "
+                                                   + "quantization parameters")
+            }
         }
     }
 
@@ -77,7 +83,7 @@ final class ObjectDetectorPipeline {
                                         height: specs.height, border: .replicate)
         let interpreter = resources.interpreter
         if let range = specs.range {
-            interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+            interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         } else {
             Self.writeBytes(interpreter, pixels)
         }
@@ -107,7 +113,7 @@ final class ObjectDetectorPipeline {
 extension ObjectDetectorPipeline {
     /// A uint8 input (efficientdet_lite0.tflite's) takes the pixels as they are.
     static func writeBytes(_ interpreter: Interpreter, _ pixels: [UInt8]) {
-        interpreter.withInputBytes(0) { target in
+        interpreter.stageInputBytes(0) { target in
             target.copyBytes(from: pixels.prefix(target.count))
         }
     }
@@ -117,9 +123,9 @@ extension ObjectDetectorPipeline {
     func withFloats<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) -> R) -> R {
         let interpreter = resources.interpreter
         guard let q = interpreter.outputs[index].quantization, interpreter.outputs[index].type == .uint8 else {
-            return interpreter.withOutput(index, body)
+            return interpreter.stageOutput(index, body)
         }
-        let values = interpreter.withOutputBytes(index) { bytes in
+        let values = interpreter.stageOutputBytes(index) { bytes in
             bytes.map { Float(Int($0) - q.zeroPoint) * q.scale }
         }
         return values.withUnsafeBufferPointer(body)

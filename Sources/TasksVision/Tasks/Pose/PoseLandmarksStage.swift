@@ -19,6 +19,7 @@ struct PoseLandmarksStage {
                 "\(model.name) is not a BlazePose landmark model (5 outputs, 39 landmarks)")
         }
         self.model = model
+        try model.requireFloat32("the pose landmarker")
         range = try model.inputRange(default: .init(min: 0, max: 1))
     }
 
@@ -33,20 +34,20 @@ struct PoseLandmarksStage {
         let (tw, th) = (model.inputWidth, model.inputHeight)
         let pixels = ImageToTensor.warp(image, roi: roi, width: tw, height: th, border: .replicate)
         let interpreter = model.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
-        let presence = interpreter.withOutput(1) { $0[0] }
+        let presence = interpreter.stageOutput(1) { $0[0] }
         guard presence > minPresence else { return nil }
-        let raw = interpreter.withOutput(0) {
+        let raw = interpreter.stageOutput(0) {
             TensorsToLandmarks.normalized($0, count: 39, dimensions: 5, inputWidth: tw, inputHeight: th, normalizeZ: 1,
                                           visibilityPresenceSigmoid: true)
         }
         let heatShape = interpreter.outputs[3].shape
-        let refined = interpreter.withOutput(3) {
+        let refined = interpreter.stageOutput(3) {
             RefineLandmarksFromHeatmap.refine(raw, heatmap: $0, height: heatShape[1], width: heatShape[2],
                                               channels: heatShape[3])
         }
-        var world = interpreter.withOutput(4) { TensorsToLandmarks.world($0, count: 33) }
+        var world = interpreter.stageOutput(4) { TensorsToLandmarks.world($0, count: 33) }
         for i in 0..<33 {
             world[i].visibility = refined[i].visibility
             world[i].presence = refined[i].presence

@@ -75,6 +75,7 @@ final class PosePipeline: RegionFramedPipeline {
             throw VisionTaskError.invalidModel(
                 "\(model.name) is not a 224x224 BlazePose detector with 2254 boxes")
         }
+        try model.requireFloat32("the pose detector")
         return DetectorStage(resources: model, anchors: SsdAnchors.generate(.pose),
                              decoding: .pose(minScore: minPoseDetectionConfidence),
                              range: try model.inputRange(default: .init(min: -1, max: 1)),

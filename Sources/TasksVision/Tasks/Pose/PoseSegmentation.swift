@@ -18,7 +18,7 @@ extension PoseLandmarksStage {
         // GetHwcFromDims: [H, W, C] or [1, H, W, C].
         let hwc = shape.count == 4 && shape[0] == 1 ? Array(shape[1...]) : shape
         guard hwc.count == 3 else { return nil }
-        let raw = interpreter.withOutput(Self.segmentationOutput) {
+        let raw = interpreter.stageOutput(Self.segmentationOutput) {
             TensorsToSegmentation.mask($0, width: hwc[1], height: hwc[0], channels: hwc[2], activation: .sigmoid)
         }
         let matrix = ImageToTensor.transformMatrix(roi, imageWidth: image.pixelWidth, imageHeight: image.pixelHeight,

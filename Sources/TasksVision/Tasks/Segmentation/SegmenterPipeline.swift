@@ -55,6 +55,7 @@ final class SegmenterPipeline {
         if activation == .softmax && shape.channels < 2 {
             throw VisionTaskError.invalidModel("\(name): SOFTMAX activation requires channels > 1.")
         }
+        try resources.requireFloat32("the image segmenter")
         self.resources = resources
         range = try resources.inputRange(default: nil)
         self.activation = activation
@@ -86,7 +87,7 @@ final class SegmenterPipeline {
     private func infer(_ image: MPImage) {
         let interpreter = resources.interpreter
         let pixels = Self.inputPixels(image, width: resources.inputWidth, height: resources.inputHeight)
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
     }
 
@@ -99,7 +100,7 @@ final class SegmenterPipeline {
     /// the tasks here pass the displayed size, so turned images give masks as displayed.
     func run(_ image: MPImage, confidence: Bool, category: Bool, outputWidth: Int, outputHeight: Int) -> Masks {
         infer(image)
-        return resources.interpreter.withOutput(output) { tensor in
+        return resources.interpreter.stageOutput(output) { tensor in
             var masks = Masks()
             if confidence {
                 masks.confidence = SegmenterTensorsToMasks.confidenceMasks(
@@ -119,7 +120,7 @@ final class SegmenterPipeline {
     /// The activated model output at its own size (channel `channel`), for ML Kit's raw-size mask.
     func rawConfidence(_ image: MPImage, channel: Int = 0) -> [Float] {
         infer(image)
-        return resources.interpreter.withOutput(output) { tensor in
+        return resources.interpreter.stageOutput(output) { tensor in
             let masks = SegmenterTensorsToMasks.confidenceMasks(tensor, shape: shape, activation: activation,
                                                                 outputWidth: shape.width, outputHeight: shape.height)
             return channel < masks.count ? masks[channel] : []

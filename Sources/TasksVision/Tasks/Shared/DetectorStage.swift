@@ -44,10 +44,10 @@ struct DetectorStage {
         let flip = image.orientation.isMirrored
         let pixels = ImageToTensor.warp(image, roi: roi, flipHorizontally: flip, width: w, height: h, border: .zero)
         let interpreter = resources.interpreter
-        interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+        interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         interpreter.invoke()
-        let decoded = interpreter.withOutput(0) { boxes in
-            interpreter.withOutput(1) { scores in
+        let decoded = interpreter.stageOutput(0) { boxes in
+            interpreter.stageOutput(1) { scores in
                 TensorsToDetections.decode(boxes: boxes, scores: scores, anchors: anchors, options: decoding)
             }
         }

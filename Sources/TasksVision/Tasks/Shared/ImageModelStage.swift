@@ -87,10 +87,10 @@ final class ImageModelStage {
     func run(_ image: MPImage, region: CGRect?) {
         let pixels = ImagePreprocessing.pixels(image, region: region, width: specs.width, height: specs.height)
         if let range = specs.range {
-            interpreter.withInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
+            interpreter.stageInput(0) { ImageToTensor.convert(pixels, range: range, into: $0) }
         } else {
             // A uint8 input takes the pixels as they are (output_tensor_uint_range [0, 255]).
-            interpreter.withInputBytes(0) { bytes in
+            interpreter.stageInputBytes(0) { bytes in
                 pixels.withUnsafeBytes { bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<min($0.count,
                                                                                                      bytes.count)])) }
             }
@@ -98,7 +98,7 @@ final class ImageModelStage {
         interpreter.invoke()
         for (i, o) in outputs.enumerated() {
             guard let q = o.quantization else { continue }
-            interpreter.withOutputBytes(i) { raw in
+            interpreter.stageOutputBytes(i) { raw in
                 let bytes = raw.bindMemory(to: UInt8.self)
                 dequantized[i].withUnsafeMutableBufferPointer {
                     TensorsDequantization.dequantize(bytes, scale: q.scale, zeroPoint: q.zeroPoint, into: $0)
@@ -112,7 +112,7 @@ final class ImageModelStage {
         if outputs[index].quantization != nil {
             return try dequantized[index].withUnsafeBufferPointer { try body($0) }
         }
-        return try interpreter.withOutput(index) { try body(UnsafeBufferPointer(rebasing: $0[..<min(
+        return try interpreter.stageOutput(index) { try body(UnsafeBufferPointer(rebasing: $0[..<min(
             $0.count, outputs[index].count)])) }
     }
 }
