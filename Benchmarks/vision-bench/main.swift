@@ -43,6 +43,8 @@ struct Options {
     var quantizedDepthwiseShapes: [String] = []
     /// `HxWxC:k[:s]` maps to time the kernel set's depthwise convolution on.
     var depthwiseShapes: [String] = []
+    /// `SRCWxSRCH:DSTWxDSTH` image-to-tensor warps (MediaPipe's CPU crop) to time.
+    var warpShapes: [String] = []
     var explicitModels = false
     /// A task to time the `vision` command's throughput on (`Throughput`).
     var throughput: String?
@@ -84,6 +86,7 @@ func parse() -> Options {
         case "--gemm": o.gemmShapes += value().split(separator: ",").map(String.init)
         case "--qgemm": o.quantizedGEMMShapes += value().split(separator: ",").map(String.init)
         case "--qdwconv": o.quantizedDepthwiseShapes += value().split(separator: ",").map(String.init)
+        case "--warp": o.warpShapes += value().split(separator: ",").map(String.init)
         case "--dwconv": o.depthwiseShapes += value().split(separator: ",").map(String.init)
         case "--task": o.task = value()
         case "--soak": o.soak = value()
@@ -103,7 +106,7 @@ func parse() -> Options {
                 + " [--no-profile]"
                 + " [--layers] [--apart] [--kernels SET] [--peak] [--gemm MxKxN[+r],...] [--qgemm MxKxN,...]"
                 + " [--qdwconv HxWxC:k[:s],...]"
-                + " [--dwconv HxWxC:k[:s],...]"
+                + " [--dwconv HxWxC:k[:s],...] [--warp SWxSH:DWxDH,...]"
                 + " [--interleave on|off] [--cpu-time]")
             // The task names come from vision's command registry (BenchmarkTask).
             let runs = BenchmarkTask.all.map(\.entry.name)
@@ -221,7 +224,9 @@ for shape in options.quantizedDepthwiseShapes {
     print(String(format: "QDWCONV %@ %dx%dx%d k%dx%d s%d: %.1f GOP/s", microbenchmarkSet.rawValue, d[0], d[1], d[2],
                  k, k, s, gops))
 }
-let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.gemmShapes.isEmpty
+WarpBenchmark.run(options.warpShapes, runs: options.runs)
+let microbenchmarksOnly = options.peak || !options.depthwiseShapes.isEmpty || !options.warpShapes.isEmpty
+    || !options.gemmShapes.isEmpty
     || !options.quantizedGEMMShapes.isEmpty || !options.quantizedDepthwiseShapes.isEmpty
 if microbenchmarksOnly && !options.explicitModels && options.task == nil && options.soak == nil { exit(0) }
 if let task = options.throughput {
