@@ -3,8 +3,8 @@ import TasksVision
 import TasksVisionImageIO
 import XCTest
 
-/// MediaPipe 1.2.3's HolisticLandmarker on one of our photos (Tests/Fixtures/holistic/image.json, upright): its
-/// parts' x, y and the blendshape scores, as Google's tests compare them.
+/// MediaPipe 1.2.3's HolisticLandmarker on one of our photos (Tests/Fixtures/holistic/image_rot0.json, upright):
+/// its parts' x, y and the blendshape scores, as Google's tests compare them.
 struct MediaPipeHolistic {
     let face: [SIMD2<Float>], pose: [SIMD2<Float>], leftHand: [SIMD2<Float>], rightHand: [SIMD2<Float>]
     let blendshapes: [Float]
@@ -18,11 +18,13 @@ struct MediaPipeHolistic {
             }
             let results: [Entry]
         }
-        let data = try Data(contentsOf: URL(fileURLWithPath: Port.fixtures + "/holistic/image.json"))
+        let data = try Data(contentsOf: URL(fileURLWithPath: Port.fixtures + "/holistic/image_rot0.json"))
         guard let e = try JSONDecoder().decode(Fixture.self, from: data).results.first(where: {
             $0.file == file && $0.rotation == 0
         }) else { throw CocoaError(.fileReadCorruptFile) }
-        let xy = { (rows: [[Float?]]) in rows.map { SIMD2($0[0] ?? .nan, $0[1] ?? .nan) } }
+        let xy = { (rows: [[Float?]]) in
+            rows.map { SIMD2(($0.first ?? nil) ?? .nan, ($0.count > 1 ? $0[1] : nil) ?? .nan) }
+        }
         return MediaPipeHolistic(face: xy(e.faceLandmarks), pose: xy(e.poseLandmarks),
                                  leftHand: xy(e.leftHandLandmarks), rightHand: xy(e.rightHandLandmarks),
                                  blendshapes: e.faceBlendshapes)

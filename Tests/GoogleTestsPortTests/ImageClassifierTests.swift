@@ -13,25 +13,13 @@ struct MediaPipeClassifications {
     /// burger turned as `Port.turnedImage` turns it.
     static func load(model: String, file: String, rotation: Int = 0, roi: [Double]? = nil, turned: Bool = false)
         throws -> MediaPipeClassifications {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Port.fixtures + "/classification/classification.json"))
-        let doc = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        let labels = doc["labels"] as? [String] ?? []
-        guard let e = (doc["classify"] as? [[String: Any]] ?? []).first(where: {
-            $0["model"] as? String == model && $0["file"] as? String == file && $0["rotation"] as? Int == rotation
-                && ($0["roi"] as? [Double]) == roi && ($0["turned"] as? Bool ?? false) == turned
-                && $0["sequence"] == nil
-        }) else { throw CocoaError(.fileReadCorruptFile) }
-        let order = Data(base64Encoded: e["order"] as? String ?? "").map(Array.init) ?? []
-        let indices = stride(from: 0, to: order.count - 1, by: 2).map { Int(order[$0]) | Int(order[$0 + 1]) << 8 }
-        var scores: [Float] = []
-        if let q = e["scoresQ8"] as? String {
-            scores = (Data(base64Encoded: q).map(Array.init) ?? []).map { Float($0) / 256 }
-        } else if let f = e["scores"] as? String, let b = Data(base64Encoded: f).map(Array.init) {
-            scores = stride(from: 0, to: b.count - 3, by: 4).map { i in
-                Float(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
-            }
+        let labels: [String] = try ClassificationReference.section("labels")
+        let (order, scores) = try ClassificationReference.scores(model: model, file: file, rotation: rotation,
+                                                                 roi: roi, turned: turned)
+        guard order.allSatisfy({ $0 < labels.count }) else {
+            throw ClassificationReference.FixtureError(description: "\(model) \(file): an index past the labels")
         }
-        return MediaPipeClassifications(categories: indices.map { ($0, scores[$0], labels[$0]) })
+        return MediaPipeClassifications(categories: order.map { ($0, scores[$0], labels[$0]) })
     }
 }
 

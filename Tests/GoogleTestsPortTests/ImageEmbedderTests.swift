@@ -23,9 +23,8 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
 
     /// MediaPipe's similarities for the options (`burgerCrop`, `roiCrop`, `turnedBurger`, `turnedRoiCrop`).
     static func expected(_ key: String, l2: Bool = false, quantize: Bool = false) throws -> Double {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Port.fixtures + "/classification/classification.json"))
-        let doc = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        let entry = (doc["cosine"] as? [[String: Any]] ?? []).first {
+        let cosine: [[String: Any]] = try ClassificationReference.section("cosine")
+        let entry = cosine.first {
             $0["l2"] as? Bool == l2 && $0["quantize"] as? Bool == quantize
         }
         return try XCTUnwrap(entry?[key] as? Double)

@@ -4,7 +4,8 @@ import TasksVisionImageIO
 import XCTest
 
 /// MediaPipe 1.2.3's ImageClassifier and ImageEmbedder on our photos (tools/reference_classification.py,
-/// Tests/Fixtures/classification/classification.json), decoded.
+/// Tests/Fixtures/classification), decoded: classification.json holds the labels and the other sections,
+/// classify_int8.json and classify_float.json the classify section of each model.
 struct ClassificationFixtures: Decodable {
     struct Classify: Decodable {
         let model: String
@@ -83,17 +84,26 @@ struct ClassificationFixtures: Decodable {
 
     let mediapipe: String
     let labels: [String]
-    let classify: [Classify]
+    /// Both models' entries, from their own files.
+    var classify: [Classify] = []
     let options: [OptionCase]
     let embed: [Embed]
     let cosine: [Cosine]
     let calibrated: [Calibrated]?
 
+    enum CodingKeys: String, CodingKey { case mediapipe, labels, options, embed, cosine, calibrated }
+
     static let directory = Paths.fixtures + "/classification"
+    static let classifyFiles = ["classify_int8.json", "classify_float.json"]
 
     static func load() throws -> ClassificationFixtures {
-        try JSONDecoder().decode(ClassificationFixtures.self, from: Data(contentsOf: URL(fileURLWithPath:
-            directory + "/classification.json")))
+        struct ClassifyFile: Decodable { let classify: [Classify] }
+        func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+            try JSONDecoder().decode(type, from: Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+        }
+        var fixtures = try decode(ClassificationFixtures.self, "classification.json")
+        fixtures.classify = try classifyFiles.flatMap { try decode(ClassifyFile.self, $0).classify }
+        return fixtures
     }
 
     /// The input as the reference script gave it to MediaPipe, with the orientation of its rotation.

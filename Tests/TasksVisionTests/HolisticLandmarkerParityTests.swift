@@ -10,6 +10,8 @@ import XCTest
 /// with the orientation that shows them turned, one landmarker for every photo, sizes changing from one to
 /// the next), and video mode (33 ms apart) on every sequence.
 ///
+/// A point of the fixtures leaves out its trailing unset fields (a face landmark is [x, y, z]).
+///
 /// Done when (issue 50): every part MediaPipe gives is given with the same point count and no other part is;
 /// every landmark value (x, y, z, visibility, presence, world x, y, z) and blendshape score equals
 /// MediaPipe's printed six decimals within 1e-6; the mask within one 8-bit level of MediaPipe's
@@ -54,6 +56,13 @@ final class HolisticLandmarkerParityTests: XCTestCase {
 
     static func fixture(_ name: String) throws -> Fixture {
         try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+    }
+
+    /// Image mode, a file per rotation (image_rot0.json ... image_rot270.json), as one fixture.
+    static func imageFixture() throws -> Fixture {
+        let files = try [0, 90, 180, 270].map { try fixture("image_rot\($0).json") }
+        return Fixture(model: files[0].model, sequence: nil, blendshapeNames: files[0].blendshapeNames,
+                       results: files.flatMap(\.results))
     }
 
     static func landmarker(_ mode: RunningMode) throws -> HolisticLandmarker {
@@ -189,7 +198,7 @@ final class HolisticLandmarkerParityTests: XCTestCase {
 
     /// Every photo upright and turned, one after another on one image-mode landmarker.
     func testImageMode() throws {
-        let fx = try Self.fixture("image.json")
+        let fx = try Self.imageFixture()
         XCTAssertEqual(fx.blendshapeNames, FaceBlendshapesStage.categoryNames, "blendshape names")
         let landmarker = try Self.landmarker(.image)
         var stats = Stats()

@@ -4,29 +4,6 @@ import XCTest
 /// `vision classify`: the categories MediaPipe gives (Tests/Fixtures/classification, tools/reference_classification.py),
 /// every one by default, the options, and the mistakes refused before any image.
 final class ClassifyCommandTests: XCTestCase {
-    /// MediaPipe's categories of a photo with default options: the indices in its order and each score by index.
-    static func reference(model: String, file: String) throws -> (order: [Int], scores: [Float]) {
-        let data = try Data(contentsOf: URL(fileURLWithPath: CLI.root + "/Tests/Fixtures/classification/"
-                                            + "classification.json"))
-        let doc = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        let entries = doc?["classify"] as? [[String: Any]] ?? []
-        guard let e = entries.first(where: { $0["model"] as? String == model && $0["file"] as? String == file
-            && $0["rotation"] as? Int == 0 && $0["roi"] == nil && $0["turned"] == nil && $0["sequence"] == nil }) else {
-            throw XCTSkip("no fixture for \(model) \(file)")
-        }
-        let order = Data(base64Encoded: e["order"] as? String ?? "").map(Array.init) ?? []
-        let indices = stride(from: 0, to: order.count - 1, by: 2).map { Int(order[$0]) | Int(order[$0 + 1]) << 8 }
-        var scores: [Float] = []
-        if let q = e["scoresQ8"] as? String {
-            scores = (Data(base64Encoded: q).map(Array.init) ?? []).map { Float($0) / 256 }
-        } else if let f = e["scores"] as? String, let b = Data(base64Encoded: f).map(Array.init) {
-            scores = stride(from: 0, to: b.count - 3, by: 4).map { i in
-                Float(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24)
-            }
-        }
-        return (indices, scores)
-    }
-
     func testEveryCategoryInMediaPipesOrder() throws {
         for model in ["efficientnet_lite0.tflite", "efficientnet_lite0_float32.tflite"] {
             let photo = "negative_animals_1.png"
@@ -39,7 +16,7 @@ final class ClassifyCommandTests: XCTestCase {
             XCTAssertEqual(heads.first?["headIndex"] as? Int, 0)
             XCTAssertEqual(heads.first?["headName"] as? String, "probability")
             let categories = heads.first?["categories"] as? [[String: Any]] ?? []
-            let (order, scores) = try Self.reference(model: model, file: photo)
+            let (order, scores) = try ClassificationReference.scores(model: model, file: photo)
             XCTAssertEqual(categories.count, 1000, model)
             XCTAssertEqual(categories.compactMap { $0["index"] as? Int }, order, model)
             for c in categories {

@@ -6,19 +6,15 @@ import XCTest
 final class EmbedCommandTests: XCTestCase {
     /// MediaPipe's float embedding of burger.jpg (efficientnet_lite0_float32, no options).
     static func reference(l2: Bool, quantize: Bool) throws -> [Double] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: CLI.root + "/Tests/Fixtures/classification/"
-                                            + "classification.json"))
-        let doc = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        let e = try XCTUnwrap((doc?["embed"] as? [[String: Any]] ?? []).first {
+        let embed: [[String: Any]] = try ClassificationReference.section("embed")
+        let e = try XCTUnwrap(embed.first {
             $0["file"] as? String == "google/burger.jpg" && $0["l2"] as? Bool == l2 && $0["quantize"] as? Bool == quantize
                 && $0["model"] as? String == "efficientnet_lite0_float32.tflite" && $0["roi"] == nil
         })
-        let b = Data(base64Encoded: (e["float"] ?? e["quantized"]) as? String ?? "").map(Array.init) ?? []
-        if quantize { return b.map { Double(Int8(bitPattern: $0)) } }
-        return stride(from: 0, to: b.count - 3, by: 4).map { i in
-            Double(Float(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16
-                         | UInt32(b[i + 3]) << 24))
+        if quantize {
+            return ClassificationReference.bytes(e["quantized"] as? String ?? "").map { Double(Int8(bitPattern: $0)) }
         }
+        return ClassificationReference.float32(e["float"] as? String ?? "").map(Double.init)
     }
 
     func testEmbeddingsAreMediaPipes() throws {

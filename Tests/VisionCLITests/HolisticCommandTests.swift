@@ -16,16 +16,19 @@ final class HolisticCommandTests: XCTestCase {
         struct Mask: Decodable { let file: String? }
         let mask: Mask?
 
+        /// A part's points as [x, y, z, visibility, presence]: the fixture leaves out trailing unset fields.
         func part(_ name: String) -> [[Double?]] {
+            let rows: [[Double?]]
             switch name {
-            case "faceLandmarks": return faceLandmarks
-            case "poseLandmarks": return poseLandmarks
-            case "poseWorldLandmarks": return poseWorldLandmarks
-            case "leftHandLandmarks": return leftHandLandmarks
-            case "rightHandLandmarks": return rightHandLandmarks
-            case "leftHandWorldLandmarks": return leftHandWorldLandmarks
-            default: return rightHandWorldLandmarks
+            case "faceLandmarks": rows = faceLandmarks
+            case "poseLandmarks": rows = poseLandmarks
+            case "poseWorldLandmarks": rows = poseWorldLandmarks
+            case "leftHandLandmarks": rows = leftHandLandmarks
+            case "rightHandLandmarks": rows = rightHandLandmarks
+            case "leftHandWorldLandmarks": rows = leftHandWorldLandmarks
+            default: rows = rightHandWorldLandmarks
             }
+            return rows.map { $0 + [Double?](repeating: nil, count: max(0, 5 - $0.count)) }
         }
     }
     struct Fixture: Decodable { let results: [Entry] }
@@ -33,6 +36,11 @@ final class HolisticCommandTests: XCTestCase {
     static func fixture(_ name: String) throws -> [Entry] {
         try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + name)))
             .results
+    }
+
+    /// Image mode, a file per rotation (image_rot0.json ... image_rot270.json).
+    static func imageFixture() throws -> [Entry] {
+        try [0, 90, 180, 270].flatMap { try fixture("image_rot\($0).json") }
     }
 
     /// The tolerance of a printed value: the fixture's six decimals where the kernels sum as XNNPACK does.
@@ -76,7 +84,7 @@ final class HolisticCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = try CLI.jsonLines(r.stdout)
         XCTAssertEqual(lines.count, names.count)
-        let reference = try Self.fixture("image.json")
+        let reference = try Self.imageFixture()
         let tolerance = try Self.tolerance()
         for (name, line) in zip(names, lines) {
             guard let e = reference.first(where: { $0.file == name && ($0.rotation ?? 0) == 0 }) else {
