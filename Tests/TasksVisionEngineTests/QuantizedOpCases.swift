@@ -2,7 +2,7 @@ import TasksVisionFormat
 
 /// The quantized op parity cases: small single-op int8/uint8 models with their inputs, made here from each case's
 /// name so that no model is committed. `QuantizedOpParityTests` runs them against the outputs ai-edge-litert gave
-/// on the same bytes; tools/reference_quantized_ops.py gets them from `QuantizedOpCaseExportTests` (which writes them
+/// on the same bytes; tools/reference_quantized_ops.py gets them from `QuantizedOpCaseTests` (which writes them
 /// into $TASKSVISION_WRITE_QUANTIZED_OPS) and records each model's SHA-256 with TFLite's outputs.
 ///
 /// Everything comes from integer arithmetic and IEEE float32 `+ - * /` on a splitmix64 stream seeded by the name,
@@ -32,8 +32,8 @@ struct QuantizedOpCase {
         + resizes + concatenations + pads
 }
 
-/// The 8-bit activation types the cases run in.
-enum QType: CaseIterable {
+/// The 8-bit types the cases run in.
+enum QuantizedType: CaseIterable {
     case int8, uint8
 
     var name: String { self == .int8 ? "int8" : "uint8" }
@@ -42,11 +42,11 @@ enum QType: CaseIterable {
     /// The lowest and highest value.
     var low: Int { self == .int8 ? -128 : 0 }
     var high: Int { self == .int8 ? 127 : 255 }
-    var other: QType { self == .int8 ? .uint8 : .int8 }
+    var other: QuantizedType { self == .int8 ? .uint8 : .int8 }
 }
 
 /// A scale and zero point.
-typealias Q = (scale: Float, zeroPoint: Int)
+typealias ScaleZeroPoint = (scale: Float, zeroPoint: Int)
 
 /// splitmix64 (Steele, Lea and Flood), seeded by the FNV-1a hash of a case's name.
 struct CaseRandom {
@@ -89,19 +89,19 @@ struct CaseRandom {
     }
 
     /// A scale in `scales` and a zero point anywhere in the type's range.
-    mutating func q(_ type: QType, _ scales: (Float, Float) = (0.005, 0.2)) -> Q {
+    mutating func q(_ type: QuantizedType, _ scales: (Float, Float) = (0.005, 0.2)) -> ScaleZeroPoint {
         (float(scales.0, scales.1), int(type.low...type.high))
     }
 
     /// Uniform values over the whole type.
-    mutating func values(_ shape: [Int], _ type: QType) -> NumpyArray {
+    mutating func values(_ shape: [Int], _ type: QuantizedType) -> NumpyArray {
         NumpyArray(shape: shape, dtype: type.dtype,
                    data: (0..<shape.reduce(1, *)).map { _ in UInt8(truncatingIfNeeded: next()) })
     }
 }
 
 /// The four bytes of `v`, least significant first.
-func littleEndian(_ v: Int32) -> [UInt8] {
+func int32Bytes(_ v: Int32) -> [UInt8] {
     (0..<4).map { UInt8(truncatingIfNeeded: UInt32(bitPattern: v) >> ($0 * 8)) }
 }
 
@@ -125,12 +125,12 @@ struct QuantizedOpCaseBuilder {
         return tensors.count - 1
     }
 
-    mutating func tensor(_ name: String, _ shape: [Int], _ type: QType, _ q: Q) -> Int {
+    mutating func tensor(_ name: String, _ shape: [Int], _ type: QuantizedType, _ q: ScaleZeroPoint) -> Int {
         tensor(name, shape, type.tensorType, scales: [q.scale], zeroPoint: q.zeroPoint)
     }
 
     mutating func int32s(_ name: String, _ shape: [Int], _ values: [Int]) -> Int {
-        tensor(name, shape, .int32, data: values.flatMap { littleEndian(Int32($0)) })
+        tensor(name, shape, .int32, data: values.flatMap { int32Bytes(Int32($0)) })
     }
 
     mutating func op(_ code: BuiltinOperator, version: Int, _ inputs: [Int], _ outputs: [Int],
@@ -158,8 +158,8 @@ extension QuantizedOpCase {
         var padding: Padding = .same
         var activation: FusedActivation = .none
         var perChannel = true, dilation = 1, bias = true, multiplier = 1
-        var xq: Q?, yq: Q?
-        /// Per-channel weight scales over 1000x apart rather than within 0.002-0.02.
+        var xq: ScaleZeroPoint?, yq: ScaleZeroPoint?
+        /// Per-channel weight scales up to 1000x apart rather than within 0.002-0.02.
         var scaleSpread = false
     }
 
@@ -168,11 +168,11 @@ extension QuantizedOpCase {
         let xq = c.xq ?? b.random.q(.int8)
         let yq = c.yq ?? b.random.q(.int8, (0.02, 0.5))
         let channels = c.kind == .depthwise ? c.cin * c.multiplier : c.cout
-        var ws: [Float]
+        let ws: [Float]
         if !c.perChannel {
             ws = [b.random.float(0.002, 0.02)]
         } else if c.scaleSpread {
-            // 2e-5 times 2^0...2^9 times 1...2: over 1000x apart, by powers of two and a mantissa (no exp).
+            // 2e-5 times 2^0...2^9 times 1...2: about log-uniform, up to 1024x apart, without calling exp.
             ws = (0..<channels).map { _ in
                 Float(2e-5) * Float(1 << b.random.int(0...9)) * b.random.float(1, 2)
             }
@@ -199,7 +199,7 @@ extension QuantizedOpCase {
         if c.bias {
             let values = (0..<channels).map { _ in Int32(b.random.int(-20_000...19_999)) }
             inputs.append(b.tensor("b", [channels], .int32, scales: ws.map { xq.scale * $0 },
-                                   data: values.flatMap(littleEndian)))
+                                   data: values.flatMap(int32Bytes)))
         } else {
             inputs.append(-1)
         }
@@ -262,8 +262,9 @@ extension QuantizedOpCase {
 // MARK: - Element-wise and unary ops
 
 extension QuantizedOpCase {
-    static func binary(_ code: BuiltinOperator, _ t: QType, _ aShape: [Int], _ bShape: [Int],
-                       activation: FusedActivation = .none, qs: (Q, Q, Q)? = nil) -> Make {
+    static func binary(_ code: BuiltinOperator, _ t: QuantizedType, _ aShape: [Int], _ bShape: [Int],
+                       activation: FusedActivation = .none,
+                       qs: (ScaleZeroPoint, ScaleZeroPoint, ScaleZeroPoint)? = nil) -> Make {
         { b in
             let (qa, qb, qy) = qs ?? (b.random.q(t), b.random.q(t), b.random.q(t, (0.01, 0.4)))
             // NumPy broadcasting, aligned at the last dimension.
@@ -277,7 +278,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static let binaries: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in
+    static let binaries: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in
         [(BuiltinOperator.add, "add"), (.sub, "sub"), (.mul, "mul")].flatMap { code, name -> [Recipe] in [
             ("\(name)_\(t.name)", binary(code, t, [1, 5, 7, 19], [1, 5, 7, 19])),
             ("\(name)_\(t.name)_channel_broadcast_relu6", binary(code, t, [1, 4, 6, 16], [1, 1, 1, 16],
@@ -290,14 +291,15 @@ extension QuantizedOpCase {
     }
 
     /// All 256 values of the type, lowest first.
-    static func allBytes(_ t: QType) -> [UInt8] {
+    static func allBytes(_ t: QuantizedType) -> [UInt8] {
         (t.low...t.high).map { UInt8(truncatingIfNeeded: $0) }
     }
 
     /// x -> op -> y. `nil` types are float32 without quantization; `xq`, `yq` default to random ones; `inputs` to
     /// all 256 values for the [1, 256] shape and random values otherwise.
-    static func unary(_ code: BuiltinOperator, _ from: QType?, _ to: QType?, shape: [Int] = [1, 256],
-                      xq: Q? = nil, yq: Q? = nil, options: OperatorOptions = .none, version: Int = 1,
+    static func unary(_ code: BuiltinOperator, _ from: QuantizedType?, _ to: QuantizedType?, shape: [Int] = [1, 256],
+                      xq: ScaleZeroPoint? = nil, yq: ScaleZeroPoint? = nil, options: OperatorOptions = .none,
+                      version: Int = 1,
                       inputs: ((inout CaseRandom) -> NumpyArray)? = nil) -> Make {
         { b in
             let x: Int, y: Int
@@ -328,7 +330,7 @@ extension QuantizedOpCase {
     }
 
     // Functions of one byte, on all 256 input values.
-    static let unaries: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in [
+    static let unaries: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in [
         ("logistic_\(t.name)", unary(.logistic, t, t, yq: (1 / 256, t.low), version: 2)),
         ("tanh_\(t.name)", unary(.tanh, t, t, yq: (1 / 128, t == .int8 ? 0 : 128), version: 2)),
         ("hard_swish_\(t.name)", unary(.hardSwish, t, t)),
@@ -345,12 +347,13 @@ extension QuantizedOpCase {
     ] } + [("elu_int8", unary(.elu, .int8, .int8))]
 
     /// All 256 values, then 7 more (TFLite's Requantize runs groups of 16 on its NEON path, the rest scalar).
-    static func tailInputs(_ t: QType) -> (inout CaseRandom) -> NumpyArray {
+    static func tailInputs(_ t: QuantizedType) -> (inout CaseRandom) -> NumpyArray {
         { _ in NumpyArray(shape: [1, 263], dtype: t.dtype, data: allBytes(t) + allBytes(t)[100..<107]) }
     }
 
     // Exact ties (a ratio of one half): the NEON path rounds them toward +infinity, the scalar tail away from zero.
-    static let requantizeTails: [Recipe] = [(QType.int8, QType.uint8), (.uint8, .int8), (.int8, .int8)].map { s, d in
+    static let requantizeTails: [Recipe] = [(QuantizedType.int8, QuantizedType.uint8), (.uint8, .int8),
+                                            (.int8, .int8)].map { s, d in
         ("requantize_\(s.name)_to_\(d.name)_ties_and_tail",
          unary(.quantize, s, d, shape: [1, 263], xq: (0.05, s == .int8 ? 3 : 131),
                yq: s != d ? (0.1, d == .int8 ? -7 : 121) : (0.0001, 5), version: 2, inputs: tailInputs(s)))
@@ -364,7 +367,7 @@ extension QuantizedOpCase {
 // MARK: - Pooling, means, softmax, resizing, concatenation, padding
 
 extension QuantizedOpCase {
-    static func pool(_ code: BuiltinOperator, _ t: QType, _ shape: [Int], k: Int, stride: Int, padding: Padding,
+    static func pool(_ code: BuiltinOperator, _ t: QuantizedType, _ shape: [Int], k: Int, stride: Int, padding: Padding,
                      activation: FusedActivation = .none) -> Make {
         { b in
             let q = b.random.q(t)
@@ -378,7 +381,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static let pools: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in
+    static let pools: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in
         [(BuiltinOperator.averagePool2D, "average_pool"), (.maxPool2D, "max_pool")].flatMap { code, name in [
             ("\(name)_\(t.name)_3x3_stride2_same", pool(code, t, [1, 9, 10, 13], k: 3, stride: 2, padding: .same)),
             ("\(name)_\(t.name)_2x2_valid_relu6", pool(code, t, [2, 7, 8, 6], k: 2, stride: 2, padding: .valid,
@@ -387,7 +390,7 @@ extension QuantizedOpCase {
                                                            padding: .valid))]
     }
 
-    static func mean(_ t: QType, _ shape: [Int], axes: [Int], keepDims: Bool) -> Make {
+    static func mean(_ t: QuantizedType, _ shape: [Int], axes: [Int], keepDims: Bool) -> Make {
         { b in
             let x = b.tensor("x", shape, t, b.random.q(t))
             let a = b.int32s("axes", [axes.count], axes)
@@ -399,13 +402,13 @@ extension QuantizedOpCase {
         }
     }
 
-    static let means: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in [
+    static let means: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in [
         ("mean_\(t.name)_spatial_keep_dims", mean(t, [1, 7, 6, 24], axes: [1, 2], keepDims: true)),
         ("mean_\(t.name)_spatial", mean(t, [2, 5, 5, 9], axes: [1, 2], keepDims: false)),
         ("mean_\(t.name)_last_axis", mean(t, [3, 4, 50], axes: [2], keepDims: false)),
     ] }
 
-    static func softmax(_ t: QType, rows: Int, depth: Int, beta: Float) -> Make {
+    static func softmax(_ t: QuantizedType, rows: Int, depth: Int, beta: Float) -> Make {
         { b in
             let x = b.tensor("x", [rows, depth], t, b.random.q(t, (0.02, 0.3)))
             let y = b.tensor("y", [rows, depth], t, (1 / 256, t.low))
@@ -414,13 +417,13 @@ extension QuantizedOpCase {
         }
     }
 
-    static let softmaxes: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in [
+    static let softmaxes: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in [
         ("softmax_\(t.name)", softmax(t, rows: 3, depth: 1000, beta: 1)),
         ("softmax_\(t.name)_beta", softmax(t, rows: 4, depth: 37, beta: 0.7)),
     ] }
 
-    static func resize(_ code: BuiltinOperator, _ t: QType, _ shape: [Int], to size: [Int], alignCorners: Bool = false,
-                       halfPixelCenters: Bool = false) -> Make {
+    static func resize(_ code: BuiltinOperator, _ t: QuantizedType, _ shape: [Int], to size: [Int],
+                       alignCorners: Bool = false, halfPixelCenters: Bool = false) -> Make {
         { b in
             let q = b.random.q(t)
             let x = b.tensor("x", shape, t, q)
@@ -434,7 +437,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static let resizes: [Recipe] = QType.allCases.flatMap { t -> [Recipe] in
+    static let resizes: [Recipe] = QuantizedType.allCases.flatMap { t -> [Recipe] in
         [(BuiltinOperator.resizeBilinear, "resize_bilinear"), (.resizeNearestNeighbor, "resize_nearest")].flatMap {
             code, name -> [Recipe] in [
                 ("\(name)_\(t.name)", resize(code, t, [1, 5, 7, 6], to: [9, 13])),
@@ -445,7 +448,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static func concatenation(_ t: QType, _ shapes: [[Int]], axis: Int, sameQuantization: Bool) -> Make {
+    static func concatenation(_ t: QuantizedType, _ shapes: [[Int]], axis: Int, sameQuantization: Bool) -> Make {
         { b in
             let q = b.random.q(t)
             let xs = shapes.enumerated().map { i, s in b.tensor("x\(i)", s, t, sameQuantization ? q : b.random.q(t)) }
@@ -457,7 +460,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static let concatenations: [Recipe] = QType.allCases.map { t in
+    static let concatenations: [Recipe] = QuantizedType.allCases.map { t in
         ("concatenation_\(t.name)_channels",
          concatenation(t, [[1, 3, 4, 5], [1, 3, 4, 7], [1, 3, 4, 2]], axis: 3, sameQuantization: true))
     } + [
@@ -467,7 +470,7 @@ extension QuantizedOpCase {
          concatenation(.uint8, [[1, 3, 4, 5], [1, 2, 4, 5]], axis: 1, sameQuantization: false)),
     ]
 
-    static func pad(_ t: QType, constant: Bool) -> Make {
+    static func pad(_ t: QuantizedType, constant: Bool) -> Make {
         { b in
             let q = b.random.q(t)
             let x = b.tensor("x", [1, 4, 5, 6], t, q)
@@ -483,7 +486,7 @@ extension QuantizedOpCase {
         }
     }
 
-    static let pads: [Recipe] = QType.allCases.map { t in ("pad_\(t.name)", pad(t, constant: false)) }
+    static let pads: [Recipe] = QuantizedType.allCases.map { t in ("pad_\(t.name)", pad(t, constant: false)) }
         + [("padv2_int8", pad(.int8, constant: true))]
 }
 
