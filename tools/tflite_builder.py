@@ -1,5 +1,6 @@
-"""Builds small .tflite models from numpy arrays (single quantized ops and short chains), for the quantized op
-fixtures (tools/reference_quantized_ops.py) and for probing which kernels TFLite and MediaPipe run.
+"""Builds small .tflite models from numpy arrays (single quantized ops and short chains), for probing which kernels
+TFLite and MediaPipe run (tools/check_int8_references.py uses its schema). The quantized op fixtures' models are not
+made here but by the tests' Swift generator (Tests/TasksVisionEngineTests/QuantizedOpCases.swift).
 
     b = ModelBuilder()
     x = b.tensor("x", [1, 8, 8, 3], np.int8, scale=0.05, zero_point=-3)

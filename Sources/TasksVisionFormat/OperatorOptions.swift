@@ -21,23 +21,42 @@ public enum OperatorOptions: Sendable {
     case depthToSpace(blockSize: Int)
 
     public struct Conv2D: Sendable {
-        public var padding: Padding = .same
-        public var strideW = 0, strideH = 0
-        public var activation: FusedActivation = .none
-        public var dilationW = 1, dilationH = 1
+        public var padding: Padding
+        public var strideW, strideH: Int
+        public var activation: FusedActivation
+        public var dilationW, dilationH: Int
+
+        public init(padding: Padding = .same, strideW: Int = 0, strideH: Int = 0,
+                    activation: FusedActivation = .none, dilationW: Int = 1, dilationH: Int = 1) {
+            self.padding = padding; self.strideW = strideW; self.strideH = strideH; self.activation = activation
+            self.dilationW = dilationW; self.dilationH = dilationH
+        }
     }
     public struct DepthwiseConv2D: Sendable {
-        public var padding: Padding = .same
-        public var strideW = 0, strideH = 0
-        public var depthMultiplier = 0
-        public var activation: FusedActivation = .none
-        public var dilationW = 1, dilationH = 1
+        public var padding: Padding
+        public var strideW, strideH: Int
+        public var depthMultiplier: Int
+        public var activation: FusedActivation
+        public var dilationW, dilationH: Int
+
+        public init(padding: Padding = .same, strideW: Int = 0, strideH: Int = 0, depthMultiplier: Int = 0,
+                    activation: FusedActivation = .none, dilationW: Int = 1, dilationH: Int = 1) {
+            self.padding = padding; self.strideW = strideW; self.strideH = strideH
+            self.depthMultiplier = depthMultiplier; self.activation = activation
+            self.dilationW = dilationW; self.dilationH = dilationH
+        }
     }
     public struct Pool2D: Sendable {
-        public var padding: Padding = .same
-        public var strideW = 0, strideH = 0
-        public var filterW = 0, filterH = 0
-        public var activation: FusedActivation = .none
+        public var padding: Padding
+        public var strideW, strideH: Int
+        public var filterW, filterH: Int
+        public var activation: FusedActivation
+
+        public init(padding: Padding = .same, strideW: Int = 0, strideH: Int = 0, filterW: Int = 0, filterH: Int = 0,
+                    activation: FusedActivation = .none) {
+            self.padding = padding; self.strideW = strideW; self.strideH = strideH
+            self.filterW = filterW; self.filterH = filterH; self.activation = activation
+        }
     }
     public struct FullyConnected: Sendable {
         public var activation: FusedActivation
@@ -49,8 +68,14 @@ public enum OperatorOptions: Sendable {
         }
     }
     public struct StridedSlice: Sendable {
-        public var beginMask = 0, endMask = 0, ellipsisMask = 0, newAxisMask = 0, shrinkAxisMask = 0
-        public var offset = false
+        public var beginMask, endMask, ellipsisMask, newAxisMask, shrinkAxisMask: Int
+        public var offset: Bool
+
+        public init(beginMask: Int = 0, endMask: Int = 0, ellipsisMask: Int = 0, newAxisMask: Int = 0,
+                    shrinkAxisMask: Int = 0, offset: Bool = false) {
+            self.beginMask = beginMask; self.endMask = endMask; self.ellipsisMask = ellipsisMask
+            self.newAxisMask = newAxisMask; self.shrinkAxisMask = shrinkAxisMask; self.offset = offset
+        }
     }
 
     /// Each operator's `BuiltinOptions` union type, and its options with every field at its zero value

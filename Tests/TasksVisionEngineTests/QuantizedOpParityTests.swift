@@ -4,17 +4,18 @@ import Foundation
 import TasksVisionKernels
 import XCTest
 
-/// The quantized ops one by one against ai-edge-litert (tools/reference_quantized_ops.py: small single-op int8/uint8
-/// models with random shapes, per-tensor and per-channel weights, zero points at the ends of their range, asymmetric
-/// uint8): every output byte TFLite's, on every kernel set the CPU runs, at one and two threads. Integer sums are
+/// The quantized ops one by one against ai-edge-litert: the small single-op int8/uint8 models of
+/// `QuantizedOpCase` (random shapes, per-tensor and per-channel weights, zero points at the ends of their range,
+/// asymmetric uint8), made here, against the outputs tools/reference_quantized_ops.py recorded for the same model
+/// bytes: every output byte TFLite's, on every kernel set the CPU runs, at one and two threads. Integer sums are
 /// exact and every rounding is the reference's own, so there is no tolerance.
 final class QuantizedOpParityTests: XCTestCase {
     struct Manifest: Decodable {
         struct Case: Decodable {
             let name: String
-            let model: String
+            /// The SHA-256 of the model the reference ran.
+            let sha256: String
             let kernels: String
-            let inputs: [String]
             let outputs: [String]
             let builtinDiffers: Int
         }
@@ -23,31 +24,32 @@ final class QuantizedOpParityTests: XCTestCase {
 
     static let directory = TestPaths.fixtures + "/quantized_ops/"
 
-    /// The bytes of an .npy in the type of the tensor it feeds.
-    static func bytes(_ array: NumpyArray, for tensor: TensorDescription) throws -> [UInt8] {
-        switch (array.dtype, tensor.type) {
-        case (.uint8, .uint8), (.int8, .int8), (.float32, .float32): return array.data
-        default:
-            XCTFail("\(array.dtype) data for a \(tensor.type) tensor")
-            throw CocoaError(.featureUnsupported)
-        }
-    }
-
     func testEveryCaseGivesTFLitesBytesOnEveryKernelSet() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.directory + "manifest.json"))
         let manifest = try JSONDecoder().decode(Manifest.self, from: data)
-        XCTAssertGreaterThan(manifest.cases.count, 90, "cases read")
+        let cases = try QuantizedOpCase.all()
+        XCTAssertGreaterThan(cases.count, 100, "cases made")
+        let regenerate = "run tools/reference_quantized_ops.py after changing QuantizedOpCases.swift"
+        XCTAssertEqual(manifest.cases.map(\.name), cases.map(\.name), "the manifest's cases are not the generator's: "
+                       + regenerate)
+        let references = Dictionary(manifest.cases.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         var checked = 0, values = 0, fromBuiltins = 0, unlikeBuiltins = 0
-        for c in manifest.cases {
-            let inputs = try c.inputs.map { try NumpyArray.read(Self.directory + $0) }
-            let outputs = try c.outputs.map { try NumpyArray.read(Self.directory + $0) }
+        for c in cases {
+            guard let reference = references[c.name] else { continue }
+            let sha = SHA256.hexDigest(of: c.model)
+            guard sha == reference.sha256 else {
+                XCTFail("\(c.name): the model made here (SHA-256 \(sha)) is not the one TFLite ran "
+                        + "(\(reference.sha256)): \(regenerate)")
+                continue
+            }
+            let outputs = try reference.outputs.map { try NumpyArray.read(Self.directory + $0) }
+            let model = try TFLiteModel(bytes: c.model, name: c.name + ".tflite")
             for set in KernelSet.supported() {
                 for threads in [1, 2] {
-                    let interpreter = try Interpreter(path: Self.directory + c.model,
-                                                      options: .init(threads: threads, kernels: set))
-                    for (i, array) in inputs.enumerated() {
-                        try interpreter.setInput(i, bytes: try Self.bytes(array, for: interpreter.inputs[i]))
-                    }
+                    let interpreter = try Interpreter(model: model, options: .init(threads: threads, kernels: set))
+                    XCTAssertEqual(interpreter.inputs.count, c.inputs.count, "\(c.name) inputs")
+                    XCTAssertEqual(interpreter.outputs.count, outputs.count, "\(c.name) outputs")
+                    for (i, array) in c.inputs.enumerated() { try interpreter.setInput(i, bytes: array.data) }
                     interpreter.invoke()
                     for (i, expected) in outputs.enumerated() {
                         let ours = try interpreter.outputBytes(i)
@@ -61,10 +63,10 @@ final class QuantizedOpParityTests: XCTestCase {
                     checked += 1
                 }
             }
-            if c.kernels.hasPrefix("builtin") { fromBuiltins += 1 }
-            unlikeBuiltins += c.builtinDiffers
+            if reference.kernels.hasPrefix("builtin") { fromBuiltins += 1 }
+            unlikeBuiltins += reference.builtinDiffers
         }
-        print("quantized ops: \(manifest.cases.count) cases (\(fromBuiltins) on TFLite's built-in kernels), \(values) "
+        print("quantized ops: \(cases.count) cases (\(fromBuiltins) on TFLite's built-in kernels), \(values) "
               + "values the same bytes on \(KernelSet.supported().map(\.rawValue).joined(separator: ", ")) at 1 and 2 "
               + "threads (\(checked) runs); TFLite's built-in kernels differ from the default interpreter in "
               + "\(unlikeBuiltins) of them")

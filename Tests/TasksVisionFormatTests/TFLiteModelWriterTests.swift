@@ -186,6 +186,39 @@ final class TFLiteModelWriterTests: XCTestCase {
         }
     }
 
+    /// Quantized tensors (per tensor, and per channel along a dimension other than 0) and the options of the
+    /// convolutions and pools read back as written.
+    func testQuantizedTensorsAndConvolutionOptionsReadBack() throws {
+        typealias Q = TFLiteModel.Quantization
+        let perChannel = Q(scales: [0.5, 0.25, 0.125], zeroPoints: [0, 0, 0], quantizedDimension: 3)
+        let tensors: [TFLiteModelWriter.Tensor] = [
+            .init(name: "x", shape: [1, 4, 4, 3], type: .int8, quantization: Q(scales: [0.05], zeroPoints: [-128])),
+            .init(name: "w", shape: [1, 3, 3, 3], type: .int8, data: [UInt8](repeating: 1, count: 27),
+                  quantization: perChannel),
+            .init(name: "y", shape: [1, 2, 2, 3], type: .uint8, quantization: Q(scales: [0.3], zeroPoints: [255])),
+            .init(name: "p", shape: [1, 2, 2, 3], type: .uint8, quantization: Q(scales: [0.3], zeroPoints: [255])),
+        ]
+        let conv = OperatorOptions.DepthwiseConv2D(padding: .valid, strideW: 2, strideH: 3, depthMultiplier: 1,
+                                                   activation: .relu6, dilationW: 2, dilationH: 4)
+        let pool = OperatorOptions.Pool2D(padding: .same, strideW: 1, strideH: 2, filterW: 3, filterH: 5,
+                                          activation: .relu)
+        let graph = TFLiteModelWriter.Subgraph(tensors: tensors, inputs: [0], outputs: [3], operators: [
+            .init(.depthwiseConv2D, version: 3, inputs: [0, 1, -1], outputs: [2], options: .depthwiseConv2D(conv)),
+            .init(.maxPool2D, version: 2, inputs: [2], outputs: [3], options: .pool2D(pool)),
+        ])
+        let model = try TFLiteModel(bytes: try TFLiteModelWriter(subgraphs: [graph]).serialized(), name: "q")
+        let sg = try XCTUnwrap(model.subgraphs.first)
+        XCTAssertEqual(sg.tensors.map(\.quantization), tensors.map(\.quantization))
+        XCTAssertEqual(sg.tensors.map(\.type), [.int8, .int8, .uint8, .uint8])
+        XCTAssertEqual(sg.operators.map(\.version), [3, 2])
+        guard case let .depthwiseConv2D(c)? = sg.operators.first?.options,
+              case let .pool2D(p)? = sg.operators.last?.options else { return XCTFail("options") }
+        XCTAssertEqual([c.padding.rawValue, p.padding.rawValue], [1, 0])
+        XCTAssertEqual([c.strideW, c.strideH, c.depthMultiplier, c.dilationW, c.dilationH], [2, 3, 1, 2, 4])
+        XCTAssertEqual([p.strideW, p.strideH, p.filterW, p.filterH], [1, 2, 3, 5])
+        XCTAssertEqual([c.activation, p.activation], [.relu6, .relu])
+    }
+
     /// Random trees of tables, strings, scalars and vectors read back field for field.
     func testRandomFlatBuffersReadBack() throws {
         var state: UInt64 = 12345
