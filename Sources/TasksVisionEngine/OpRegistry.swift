@@ -35,6 +35,19 @@ struct TensorBinder {
         }
         let t = node.inputs[i]
         if let p = pointers[t] { return try body(UnsafePointer(p)) }
+        // float32 weights in the model's own bytes are read where they are (a packing layer copies them once more;
+        // a float copy here would be a third, a large fully connected layer's peak), when they are aligned.
+        if let c = graph.tensors[t].constant, c.type == .float32, c.count >= graph.tensors[t].elementCount,
+           let result = try c.bytes.withUnsafeBytes({ raw -> R? in
+               guard let base = raw.baseAddress, Int(bitPattern: base) % MemoryLayout<Float>.alignment == 0,
+                     !raw.isEmpty else { return nil }
+               return try raw.withMemoryRebound(to: Float.self) { floats in
+                   guard let p = floats.baseAddress else { return nil }
+                   return try body(p)
+               }
+           }) {
+            return result
+        }
         guard let values = graph.tensors[t].constant?.floats(), values.count >= graph.tensors[t].elementCount else {
             throw EngineError.invalidModel(model: graph.modelName,
                                            reason: "\(graph.describe(node)) reads tensor \(t), which has no data")
