@@ -73,8 +73,8 @@ public final class Interpreter {
     /// Whether each layer is worth its share on the helper threads, decided once (see `minimumParallelFlops`).
     let splitsOverThreads: [Bool]
     let arena: UnsafeMutableRawPointer
-    /// The shared arena the activations live in, kept alive with the interpreter; nil when `arena` is its own.
-    let sharedArena: SharedArena?
+    /// The memory `arena` points into, kept alive with the interpreter: shared with other interpreters, or its own.
+    let arenaMemory: SharedArena
     let constants: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
     let scratchPerWorker: Int
@@ -123,13 +123,13 @@ public final class Interpreter {
         let allocatedBytes = plan.size + MemoryPlanner.alignment
         if let shared = options.sharedArena, allocatedBytes <= shared.capacity {
             // Zero pages at first, then whatever the last interpreter left: no layer reads what it did not write.
-            sharedArena = shared
-            arena = shared.base
+            arenaMemory = shared
         } else {
-            sharedArena = nil
-            arena = UnsafeMutableRawPointer.allocate(byteCount: allocatedBytes, alignment: MemoryPlanner.alignment)
-            arena.initializeMemory(as: UInt8.self, repeating: 0, count: allocatedBytes)
+            // Its own: zero pages, committed as the first run touches them, so that the activations and the model
+            // file's bytes (which the caller drops after loading) are not resident at once.
+            arenaMemory = try SharedArena(capacity: allocatedBytes)
         }
+        arena = arenaMemory.base
 
         // Float constants read by the steps, converted once (filters the kernel set packs excepted).
         let packedFilters = ExecutionPlan.packedFilters(graph, steps, kernels: kernels)
@@ -157,7 +157,6 @@ public final class Interpreter {
         do {
             layers = try ExecutionPlan.buildLayers(steps, graph, binder)
         } catch {
-            if sharedArena == nil { arena.deallocate() }
             constants.deallocate()
             throw error
         }
@@ -192,7 +191,6 @@ public final class Interpreter {
 
     deinit {
         pool?.stop()
-        if sharedArena == nil { arena.deallocate() }
         deallocateAlignedFloats(constants)
         deallocateAlignedFloats(scratch)
     }

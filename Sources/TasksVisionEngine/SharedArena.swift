@@ -28,7 +28,7 @@ public final class SharedArena: @unchecked Sendable {
         #endif
         let p = mmap(nil, size, PROT_READ | PROT_WRITE, flags, -1, 0)
         guard let p, p != MAP_FAILED else {
-            throw EngineError.invalidArgument("cannot reserve \(size) bytes of address space for a shared arena")
+            throw EngineError.invalidArgument("cannot reserve \(size) bytes of address space for activations")
         }
         base = p
         self.capacity = size

@@ -18,10 +18,35 @@ public enum ModelAsset {
             throw FormatError.unsupported(file: path,
                 reason: "file of \(size.intValue) bytes is larger than the \(maximumFileSize)-byte limit")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Straight into the array: reading into Data first and copying would hold the file twice.
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
             throw FormatError.unreadable(file: path, reason: "permission denied or read error")
         }
-        return [UInt8](data)
+        defer { try? handle.close() }
+        let fd = handle.fileDescriptor
+        let size = Int(lseek(fd, 0, SEEK_END))
+        guard size >= 0, size <= maximumFileSize, lseek(fd, 0, SEEK_SET) == 0 else {
+            throw FormatError.unreadable(file: path, reason: "cannot seek (size \(size))")
+        }
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size, let base = buffer.baseAddress {
+                let n = read(fd, base + count, size - count)
+                if n > 0 { count += n } else if n < 0 && errno == EINTR { continue } else {
+                    failure = n < 0 ? errno : -1
+                    break
+                }
+            }
+        }
+        guard failure == 0, bytes.count == size else {
+            throw FormatError.unreadable(file: path, reason: failure > 0 ? String(cString: strerror(failure))
+                                                                           : "read \(bytes.count) of \(size) bytes")
+        }
+        return bytes
     }
 
     /// Splits `bundle.task:member:member` into the file path and the member chain.
