@@ -197,9 +197,7 @@ public final class Interpreter {
 
     /// Copies `values` into input `index`, a float32 input; the count must match the input's shape.
     public func setInput(_ index: Int, _ values: [Float]) throws {
-        guard index >= 0 && index < inputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
-        }
+        try requireInput(index)
         try requireFloat(inputs[index], "input \(index)", "setInput(_:bytes:)")
         guard values.count == inputs[index].elementCount else {
             throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes "
@@ -214,15 +212,13 @@ public final class Interpreter {
     public func withInput<R>(_ index: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> R) throws -> R {
         try requireInput(index)
         try requireFloat(inputs[index], "input \(index)", "withInputBytes(_:_:)")
-        return try body(UnsafeMutableBufferPointer(start: inputPointers[index], count: inputs[index].elementCount))
+        return try stageInput(index, body)
     }
 
     /// Copies `bytes` into input `index` as they are: the input's values in its own type (one byte a value for int8
     /// and uint8, little-endian floats for float32); the count must be the input's `byteCount`.
     public func setInput<C: Collection>(_ index: Int, bytes: C) throws where C.Element == UInt8 {
-        guard index >= 0 && index < inputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
-        }
+        try requireInput(index)
         guard bytes.count == inputs[index].byteCount else {
             throw EngineError.invalidArgument("input \(index) ('\(inputs[index].name)') of \(modelName) takes "
                                               + "\(inputs[index].byteCount) bytes (\(inputs[index].elementCount) "
@@ -237,25 +233,21 @@ public final class Interpreter {
     /// `EngineError.invalidArgument` for an index out of range.
     public func withInputBytes<R>(_ index: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> R) throws -> R {
         try requireInput(index)
-        return try body(UnsafeMutableRawBufferPointer(start: inputPointers[index], count: inputs[index].byteCount))
+        return try stageInputBytes(index, body)
     }
 
     /// A copy of output `index`'s bytes: its values in its own type (one byte a value for int8 and uint8;
     /// `outputs[index].quantization` maps them to real numbers).
     public func outputBytes(_ index: Int) throws -> [UInt8] {
-        guard index >= 0 && index < outputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
-        }
-        return Array(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+        try requireOutput(index)
+        return stageOutputBytes(index) { Array($0) }
     }
 
     /// Read access to output `index`'s bytes without a copy, whatever its type. Throws
     /// `EngineError.invalidArgument` for an index out of range.
     public func withOutputBytes<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        guard index >= 0 && index < outputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
-        }
-        return try body(UnsafeRawBufferPointer(start: outputPointers[index], count: outputs[index].byteCount))
+        try requireOutput(index)
+        return try stageOutputBytes(index, body)
     }
 
     // The task stages' accessors: each stage checks at load that the tensors it reads and writes exist and have
@@ -285,6 +277,13 @@ public final class Interpreter {
     private func requireInput(_ index: Int) throws {
         guard index >= 0 && index < inputs.count else {
             throw EngineError.invalidArgument("\(modelName) has \(inputs.count) inputs, no input \(index)")
+        }
+    }
+
+    /// Throws unless `index` names an output.
+    private func requireOutput(_ index: Int) throws {
+        guard index >= 0 && index < outputs.count else {
+            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
         }
     }
 
@@ -400,21 +399,17 @@ public final class Interpreter {
 
     /// A copy of output `index`, a float32 output.
     public func output(_ index: Int) throws -> [Float] {
-        guard index >= 0 && index < outputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
-        }
+        try requireOutput(index)
         try requireFloat(outputs[index], "output \(index)", "outputBytes(_:)")
-        return Array(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
+        return stageOutput(index) { Array($0) }
     }
 
     /// Read access to output `index`, a float32 output, without a copy. Throws `EngineError.invalidArgument` for an
     /// index out of range or an output of another type (use `withOutputBytes`).
     public func withOutput<R>(_ index: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) throws -> R {
-        guard index >= 0 && index < outputs.count else {
-            throw EngineError.invalidArgument("\(modelName) has \(outputs.count) outputs, no output \(index)")
-        }
+        try requireOutput(index)
         try requireFloat(outputs[index], "output \(index)", "withOutputBytes(_:_:)")
-        return try body(UnsafeBufferPointer(start: outputPointers[index], count: outputs[index].elementCount))
+        return try stageOutput(index, body)
     }
 
     /// Sets all inputs, runs, and returns copies of all outputs (float32 inputs and outputs).
