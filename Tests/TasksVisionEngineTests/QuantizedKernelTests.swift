@@ -13,27 +13,6 @@ import XCTest
 /// The edges: zero points at -128 and 127, outputs that saturate, per-channel scales 1000x apart, odd channel and
 /// column counts, k not a multiple of 4, strides 2, padding, dilation, fused-activation bounds.
 final class QuantizedKernelTests: XCTestCase {
-    /// A seeded generator (splitmix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.count))
-        }
-        mutating func bytes(_ n: Int, _ range: ClosedRange<Int> = -128...127) -> [Int8] {
-            (0..<n).map { _ in Int8(int(range)) }
-        }
-        mutating func float(_ lo: Float, _ hi: Float) -> Float {
-            lo + (hi - lo) * Float(next() >> 40) / Float(1 << 24)
-        }
-    }
-
     /// The requantization written out plainly: float product, clamp, round half to even, zero point.
     static func naiveRequantize(_ acc: Int32, _ scale: Float, _ zp: Int32, _ lo: Int32, _ hi: Int32) -> Int8 {
         let v = (Float(acc) * scale).rounded(.toNearestOrEven)
@@ -67,7 +46,7 @@ final class QuantizedKernelTests: XCTestCase {
     }
 
     func testGEMMKernelsAgainstNaiveSums() throws {
-        var rng = Random(state: 53)
+        var rng = CaseRandom(seed: 53)
         var cases = 0
         for (m, k, n, xzp, yzp) in [(1, 1, 1, 0, 0), (3, 5, 17, -128, 127), (8, 28, 32, 127, -128), (9, 64, 33, 3, -7),
                                      (17, 13, 100, -128, -128), (2, 160, 5, 127, 127), (33, 24, 144, -5, 0),
@@ -140,7 +119,7 @@ final class QuantizedKernelTests: XCTestCase {
     }
 
     func testDepthwiseKernelsAgainstNaiveSums() throws {
-        var rng = Random(state: 99)
+        var rng = CaseRandom(seed: 99)
         var cases = 0
         // (height, width, channels, kernel, stride, dilation, input zero point, output zero point)
         for (h, w, c, k, s, d, xzp, yzp) in [(5, 7, 7, 3, 1, 1, -128, 127), (9, 8, 33, 3, 2, 1, 127, -128),
@@ -207,7 +186,7 @@ final class QuantizedKernelTests: XCTestCase {
                                                                  ("neon", TasksVisionKernelsNEON.qs8VBinary)]
         if KernelSet.avx2.isSupported() { kernels.append(("avx2", TasksVisionKernelsAVX2.qs8VBinary)) }
         if KernelSet.avx512.isSupported() { kernels.append(("avx512", TasksVisionKernelsAVX512.qs8VBinary)) }
-        var rng = Random(state: 7)
+        var rng = CaseRandom(seed: 7)
         for operation in [QS8BinaryArguments.Operation.add, .multiply] {
             for unsigned in [false, true] {
                 for (count, scalar) in [(1, false), (37, false), (100, true), (16, false)] {
@@ -297,7 +276,7 @@ final class QuantizedKernelTests: XCTestCase {
             kernels.append(("avx512", { TasksVisionKernelsAVX512.x8LUT($0, $1, count: $2, table: $3) }))
         }
         guard !kernels.isEmpty else { throw XCTSkip("no vector lookup on this CPU") }
-        var rng = Random(state: 11)
+        var rng = CaseRandom(seed: 11)
         let input = (0..<(3 * 256 + 45)).map {
             $0 < 512 ? UInt8(truncatingIfNeeded: $0 &* 151) : UInt8(rng.int(0...255))
         }
@@ -318,5 +297,12 @@ final class QuantizedKernelTests: XCTestCase {
                 }
             }
         }
+    }
+}
+
+extension CaseRandom {
+    /// `n` values in `range`, as int8.
+    mutating func bytes(_ n: Int, _ range: ClosedRange<Int> = -128...127) -> [Int8] {
+        (0..<n).map { _ in Int8(int(range)) }
     }
 }
