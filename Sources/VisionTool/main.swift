@@ -9,6 +9,7 @@ setvbuf(stdout, nil, _IOLBF, 0)
 signal(SIGPIPE, SIG_IGN)
 ToolProcess.start()
 BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
+AllocatorPolicy.pinThresholds()
 // From the raw bytes: a file name that is not UTF-8 is kept (NativePath).
 let arguments = Array(ToolProcess.arguments.dropFirst())
 
