@@ -53,3 +53,13 @@ struct ModelResources {
         return fallback
     }
 }
+
+extension Interpreter.Options {
+    /// Options whose interpreters share one activation arena (`SharedArena`): for a task's models, which run one
+    /// after another under the task's lock, each stage reading its outputs before the next stage runs.
+    static func sharingOneArena() throws -> Interpreter.Options {
+        var options = Interpreter.Options()
+        options.sharedArena = try SharedArena()
+        return options
+    }
+}

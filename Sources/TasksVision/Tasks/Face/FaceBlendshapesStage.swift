@@ -46,8 +46,10 @@ final class FaceBlendshapesStage {
     }
 
     /// The stage on face_blendshapes.tflite as read from a file or a bundle's member.
-    convenience init(model: TFLiteModel, threads: Int = 1) throws {
-        try self.init(resources: try ModelResources(model: model, threads: threads, options: Self.interpreterOptions))
+    convenience init(model: TFLiteModel, threads: Int = 1, arena: SharedArena? = nil) throws {
+        var options = Self.interpreterOptions
+        options.sharedArena = arena
+        try self.init(resources: try ModelResources(model: model, threads: threads, options: options))
     }
 
     /// The options the model's interpreter needs for MediaPipe's bits (give them to `ModelResources`).

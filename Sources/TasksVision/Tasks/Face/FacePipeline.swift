@@ -78,22 +78,27 @@ final class FacePipeline: RegionFramedPipeline {
             throw VisionTaskError.invalidModel("\(source.name) has no \(Self.geometryName), which "
                                                + "outputFacialTransformationMatrixes needs")
         }
-        let detectorModel = try ModelResources(model: try source.model(Self.detectorName), threads: threads)
+        // The models run one after another: their activations share one arena, the largest one's size.
+        let options = try Interpreter.Options.sharingOneArena()
+        let detectorModel = try ModelResources(model: try source.model(Self.detectorName), threads: threads,
+                                               options: options)
         detector = try FaceDetector.detectorStage(detectorModel, minDetectionConfidence:
                                                     settings.minFaceDetectionConfidence,
                                                   minSuppressionThreshold: 0.5)
         landmarkStage = try FaceLandmarksStage(try ModelResources(model: try source.model(Self.landmarksName),
-                                                                  threads: threads))
+                                                                  threads: threads, options: options))
         self.settings = settings
         blendshapeScores = settings.blendshapes
-            ? try Self.blendshapesStage(try source.model(Self.blendshapesName), threads: threads) : nil
+            ? try Self.blendshapesStage(try source.model(Self.blendshapesName), threads: threads,
+                                        arena: options.sharedArena) : nil
         transformationMatrix = settings.matrices
             ? try Self.geometryStage(try source.data(Self.geometryName)) : nil
+        HeapTrim.returnFreePages()
     }
 
-    static func blendshapesStage(_ model: TFLiteModel,
-                                 threads: Int) throws -> ([NormalizedLandmark], Int, Int) throws -> [Float] {
-        let stage = try FaceBlendshapesStage(model: model, threads: threads)
+    static func blendshapesStage(_ model: TFLiteModel, threads: Int, arena: SharedArena? = nil) throws
+        -> ([NormalizedLandmark], Int, Int) throws -> [Float] {
+        let stage = try FaceBlendshapesStage(model: model, threads: threads, arena: arena)
         return { try stage.scores(landmarks: $0, imageWidth: $1, imageHeight: $2) }
     }
 

@@ -141,10 +141,13 @@ public final class GestureRecognizer: VisionTask<GestureRecognizerResult>, @unch
     /// The hand landmarker, the gesture embedder and the classifiers of a bundle (or folder).
     static func load(path: String, options: GestureRecognizerOptions) throws
         -> (HandPipeline, Interpreter, Classifier, Classifier?) {
+        // The two nested bundles out of the outer one, whose bytes go before the hand models are converted.
         let source = try ModelSource(path: path)
-        let pipeline = try HandPipeline(source: try source.nestedIfPresent(TaskBundleLayout.handLandmarkerBundle),
-                                        threads: options.baseOptions.threads, settings: options.handSettings)
+        let hands = try source.nestedIfPresent(TaskBundleLayout.handLandmarkerBundle)
         let gestures = try source.nestedIfPresent(TaskBundleLayout.handGestureRecognizerBundle)
+        _ = consume source
+        let pipeline = try HandPipeline(source: consume hands, threads: options.baseOptions.threads,
+                                        settings: options.handSettings)
         let layout = TaskBundleLayout.handGestureRecognizer
         try gestures.require(layout, holds: TaskBundleLayout.gestureRecognizer.holds + ", which holds "
                                  + layout.members.joined(separator: " and "))

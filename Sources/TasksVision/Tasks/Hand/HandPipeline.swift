@@ -54,13 +54,20 @@ final class HandPipeline: RegionFramedPipeline {
     /// How many times palm detection ran (for tests and benchmarks).
     private(set) var palmDetectionRuns = 0
 
-    init(source: ModelSource, threads: Int, settings: Settings) throws {
+    init(source: consuming ModelSource, threads: Int, settings: Settings) throws {
         try source.require(.handLandmarker)
-        let palmModel = try ModelResources(model: try source.model(TaskBundleLayout.palmDetector), threads: threads)
-        landmarkStage = try HandLandmarksStage(try ModelResources(
-            model: try source.model(TaskBundleLayout.handLandmarksDetector), threads: threads))
+        // The two models run one after another: their activations share one arena, the larger one's size.
+        let options = try Interpreter.Options.sharingOneArena()
+        // Both models out of the bundle, and the bundle's bytes gone, before either is converted.
+        let palmFile = try source.model(TaskBundleLayout.palmDetector)
+        let landmarkFile = try source.model(TaskBundleLayout.handLandmarksDetector)
+        _ = consume source
+        let palmModel = try ModelResources(model: consume palmFile, threads: threads, options: options)
+        landmarkStage = try HandLandmarksStage(try ModelResources(model: consume landmarkFile, threads: threads,
+                                                                  options: options))
         palm = try Self.palmStage(palmModel, minScore: settings.minHandDetectionConfidence)
         self.settings = settings
+        HeapTrim.returnFreePages()
     }
 
     /// The palm detector of hand_detector_graph.cc (a 192x192 SSD, NMS threshold 0.3).

@@ -50,14 +50,20 @@ final class PosePipeline: RegionFramedPipeline {
     /// MediaPipe does not take, are always projected.)
     let rotatedDetectionAsMediaPipe: Bool
 
-    init(source: ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float,
+    init(source: consuming ModelSource, threads: Int, numPoses: Int, minPoseDetectionConfidence: Float,
          minPosePresenceConfidence: Float,
          minTrackingConfidence: Float, rotatedDetectionAsMediaPipe: Bool) throws {
         self.rotatedDetectionAsMediaPipe = rotatedDetectionAsMediaPipe
         try source.require(.poseLandmarker)
-        let detectorModel = try ModelResources(model: try source.model(TaskBundleLayout.poseDetector), threads: threads)
-        let landmarkModel = try ModelResources(model: try source.model(TaskBundleLayout.poseLandmarksDetector),
-                                               threads: threads)
+        // The two models run one after another: their activations share one arena, the larger one's size.
+        let options = try Interpreter.Options.sharingOneArena()
+        // Both models out of the bundle, and the bundle's bytes gone, before either is converted: the bundle is no
+        // longer resident beside the larger model's copy and converted weights.
+        let detectorFile = try source.model(TaskBundleLayout.poseDetector)
+        let landmarkFile = try source.model(TaskBundleLayout.poseLandmarksDetector)
+        _ = consume source
+        let detectorModel = try ModelResources(model: consume detectorFile, threads: threads, options: options)
+        let landmarkModel = try ModelResources(model: consume landmarkFile, threads: threads, options: options)
         detector = try Self.detectorStage(detectorModel, minPoseDetectionConfidence: minPoseDetectionConfidence,
                                           suppressionThreshold: Self.minSuppressionThreshold)
         landmarkStage = try PoseLandmarksStage(landmarkModel)
@@ -65,6 +71,7 @@ final class PosePipeline: RegionFramedPipeline {
         self.minPoseDetectionConfidence = minPoseDetectionConfidence
         self.minPosePresenceConfidence = minPosePresenceConfidence
         self.minTrackingConfidence = minTrackingConfidence
+        HeapTrim.returnFreePages()
     }
 
     /// The pose detector of pose_detector_graph.cc: a 224x224 SSD with 2254 anchors.
