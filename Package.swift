@@ -123,12 +123,15 @@ let package = Package(
         .target(name: "TestBLASKernels",
                 dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: openBLASPlatforms))],
                 path: "Tests/TestBLASKernels"),
+        // Test support: one decoder of the committed reference fixtures for the test targets that compare with them.
+        .target(name: "TestFixtureSupport", path: "Tests/TestFixtureSupport"),
         .testTarget(name: "TasksVisionFormatTests", dependencies: ["TasksVisionFormat"]),
         .testTarget(name: "TasksVisionEngineTests",
                     dependencies: ["TasksVisionEngine", "TasksVisionKernels", "TasksVisionFormat", "TestBLASKernels",
                                    "TasksVisionKernelsAVX2", "TasksVisionKernelsAVX512", "TasksVisionKernelsAVX512VNNI",
                                    "TasksVisionKernelsNEON", "TasksVisionKernelsPortable"]),
-        .testTarget(name: "VisionCLITests", dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO"]),
+        .testTarget(name: "VisionCLITests",
+                    dependencies: ["vision", "TasksVisionFormat", "TasksVisionImageIO", "TestFixtureSupport"]),
         .testTarget(name: "TasksVisionImageIOTests", dependencies: ["TasksVisionImageIO"]),
         .testTarget(name: "TasksVisionTrainingTests",
                     dependencies: ["TasksVisionTraining", "TasksVision", "TasksVisionEngine", "TasksVisionFormat",
@@ -137,10 +140,11 @@ let package = Package(
                     dependencies: ["TasksVisionPoseClassification", "TasksVision"]),
         .testTarget(name: "GuideCallTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
         // MediaPipe's iOS task tests (mediapipe/tasks/ios/test/vision), ported on our photos.
-        .testTarget(name: "GoogleTestsPortTests", dependencies: ["TasksVision", "TasksVisionImageIO"]),
+        .testTarget(name: "GoogleTestsPortTests",
+                    dependencies: ["TasksVision", "TasksVisionImageIO", "TestFixtureSupport"]),
         .testTarget(name: "TasksVisionTests",
                     dependencies: ["TasksVision", "TasksVisionImageIO", "TasksVisionEngine", "TasksVisionFormat",
-                                   "TestBLASKernels"]),
+                                   "TestBLASKernels", "TestFixtureSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import TasksVision
 import TasksVisionImageIO
+import TestFixtureSupport
 import XCTest
 
 /// MediaPipe 1.2.3's ImageClassifier results on our inputs (tools/reference_classification.py,
@@ -13,11 +14,12 @@ struct MediaPipeClassifications {
     /// burger turned as `Port.turnedImage` turns it.
     static func load(model: String, file: String, rotation: Int = 0, roi: [Double]? = nil, turned: Bool = false)
         throws -> MediaPipeClassifications {
-        let labels: [String] = try ClassificationReference.section("labels")
-        let (order, scores) = try ClassificationReference.scores(model: model, file: file, rotation: rotation,
-                                                                 roi: roi, turned: turned)
+        let fixtures = try ClassificationFixtures.load()
+        let labels = fixtures.labels
+        let (order, scores) = try fixtures.scores(model: model, file: file, rotation: rotation, roi: roi,
+                                                  turned: turned)
         guard order.allSatisfy({ $0 < labels.count }) else {
-            throw ClassificationReference.FixtureError(description: "\(model) \(file): an index past the labels")
+            throw ClassificationFixtures.FixtureError(description: "\(model) \(file): an index past the labels")
         }
         return MediaPipeClassifications(categories: order.map { ($0, scores[$0], labels[$0]) })
     }

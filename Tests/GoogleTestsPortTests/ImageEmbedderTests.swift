@@ -1,6 +1,7 @@
 import Foundation
 import TasksVision
 import TasksVisionImageIO
+import TestFixtureSupport
 import XCTest
 
 /// Port of mediapipe/tasks/ios/test/vision/image_embedder/MPPImageEmbedderTests.mm. Google's
@@ -21,13 +22,11 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
     var callbackErrors: [String] = []
     let lock = NSLock()
 
-    /// MediaPipe's similarities for the options (`burgerCrop`, `roiCrop`, `turnedBurger`, `turnedRoiCrop`).
-    static func expected(_ key: String, l2: Bool = false, quantize: Bool = false) throws -> Double {
-        let cosine: [[String: Any]] = try ClassificationReference.section("cosine")
-        let entry = cosine.first {
-            $0["l2"] as? Bool == l2 && $0["quantize"] as? Bool == quantize
-        }
-        return try XCTUnwrap(entry?[key] as? Double)
+    /// MediaPipe's similarity of a pair (`burgerCrop`, `roiCrop`, `turnedBurger`, `turnedRoiCrop`) for the options.
+    static func expected(_ pair: KeyPath<ClassificationFixtures.Cosine, Double>, l2: Bool = false,
+                         quantize: Bool = false) throws -> Double {
+        let entry = try ClassificationFixtures.load().cosine.first { $0.l2 == l2 && $0.quantize == quantize }
+        return try XCTUnwrap(entry?[keyPath: pair])
     }
 
     static func google(_ name: String) throws -> MPImage {
@@ -77,7 +76,7 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
         let embedder = try ImageEmbedder(modelPath: try Port.model(Self.kModel))
         try assertSimilar(try embedder.embed(image: try Self.google("burger.jpg")),
                           try embedder.embed(image: try Self.google("burger_crop.jpg")), quantized: false,
-                          similarity: try Self.expected("burgerCrop"))
+                          similarity: try Self.expected(\.burgerCrop))
     }
 
     func testEmbedWithQuantizationSucceeds() throws {
@@ -86,7 +85,7 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
         let embedder = try ImageEmbedder(options: o)
         try assertSimilar(try embedder.embed(image: try Self.google("burger.jpg")),
                           try embedder.embed(image: try Self.google("burger_crop.jpg")), quantized: true,
-                          similarity: try Self.expected("burgerCrop", quantize: true))
+                          similarity: try Self.expected(\.burgerCrop, quantize: true))
     }
 
     func testEmbedWithL2NormalizationSucceeds() throws {
@@ -95,7 +94,7 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
         let embedder = try ImageEmbedder(options: o)
         try assertSimilar(try embedder.embed(image: try Self.google("burger.jpg")),
                           try embedder.embed(image: try Self.google("burger_crop.jpg")), quantized: false,
-                          similarity: try Self.expected("burgerCrop", l2: true))
+                          similarity: try Self.expected(\.burgerCrop, l2: true))
     }
 
     func testEmbedWithRegionOfInterestSucceeds() throws {
@@ -103,14 +102,14 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
         let roi = try embedder.embed(image: try Self.google("burger.jpg"),
                                      regionOfInterest: CGRect(x: 0, y: 0, width: 0.833333, height: 1))
         try assertSimilar(roi, try embedder.embed(image: try Self.google("burger_crop.jpg")), quantized: false,
-                          similarity: try Self.expected("roiCrop"))
+                          similarity: try Self.expected(\.roiCrop))
     }
 
     func testEmbedWithOrientationSucceeds() throws {
         let embedder = try ImageEmbedder(modelPath: try Port.model(Self.kModel))
         let turned = try embedder.embed(image: try Port.turnedImageFile(Port.shared + "/testdata/google/burger.jpg"))
         try assertSimilar(turned, try embedder.embed(image: try Self.google("burger.jpg")), quantized: false,
-                          similarity: try Self.expected("turnedBurger"))
+                          similarity: try Self.expected(\.turnedBurger))
     }
 
     func testEmbedWithRegionOfInterestOrientationSucceeds() throws {
@@ -118,7 +117,7 @@ final class MPPImageEmbedderTests: XCTestCase, ImageEmbedderLiveStreamDelegate {
         let turned = try embedder.embed(image: try Port.turnedImageFile(Port.shared + "/testdata/google/burger.jpg"),
                                         regionOfInterest: CGRect(x: 0, y: 0, width: 0.833333, height: 1))
         try assertSimilar(turned, try embedder.embed(image: try Self.google("burger_crop.jpg")), quantized: false,
-                          similarity: try Self.expected("turnedRoiCrop"))
+                          similarity: try Self.expected(\.turnedRoiCrop))
     }
 
     // MARK: Running mode tests

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TasksVision
 import TasksVisionFormat
+import TestFixtureSupport
 import XCTest
 
 /// The classifier's and embedder's calculators alone: libc++'s sorts against MediaPipe's orders of the fixture's

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TasksVision
 import TasksVisionEngine
+import TestFixtureSupport
 import XCTest
 
 /// `ImageClassifier` against MediaPipe 1.2.3's (tools/reference_classification.py): every one of the 1000 scores of

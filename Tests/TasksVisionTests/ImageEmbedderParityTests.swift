@@ -1,6 +1,7 @@
 import Foundation
 @testable import TasksVision
 import TasksVisionEngine
+import TestFixtureSupport
 import XCTest
 
 /// `ImageEmbedder` against MediaPipe 1.2.3's (tools/reference_classification.py) with

@@ -1,6 +1,7 @@
 import Foundation
 @testable import TasksVision
 import TasksVisionFormat
+import TestFixtureSupport
 import XCTest
 
 /// Score calibration, MediaPipe's `ScoreCalibrationCalculator`: the calculator alone against its formula, the

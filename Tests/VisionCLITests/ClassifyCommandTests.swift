@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtureSupport
 import XCTest
 
 /// `vision classify`: the categories MediaPipe gives (Tests/Fixtures/classification, tools/reference_classification.py),
@@ -16,7 +17,7 @@ final class ClassifyCommandTests: XCTestCase {
             XCTAssertEqual(heads.first?["headIndex"] as? Int, 0)
             XCTAssertEqual(heads.first?["headName"] as? String, "probability")
             let categories = heads.first?["categories"] as? [[String: Any]] ?? []
-            let (order, scores) = try ClassificationReference.scores(model: model, file: photo)
+            let (order, scores) = try ClassificationFixtures.load().scores(model: model, file: photo)
             XCTAssertEqual(categories.count, 1000, model)
             XCTAssertEqual(categories.compactMap { $0["index"] as? Int }, order, model)
             for c in categories {

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixtureSupport
 import XCTest
 
 /// `vision embed`: MediaPipe's embeddings (Tests/Fixtures/classification), and `--similar` ranking a folder with its
@@ -6,15 +7,12 @@ import XCTest
 final class EmbedCommandTests: XCTestCase {
     /// MediaPipe's float embedding of burger.jpg (efficientnet_lite0_float32, no options).
     static func reference(l2: Bool, quantize: Bool) throws -> [Double] {
-        let embed: [[String: Any]] = try ClassificationReference.section("embed")
-        let e = try XCTUnwrap(embed.first {
-            $0["file"] as? String == "google/burger.jpg" && $0["l2"] as? Bool == l2 && $0["quantize"] as? Bool == quantize
-                && $0["model"] as? String == "efficientnet_lite0_float32.tflite" && $0["roi"] == nil
+        let e = try XCTUnwrap(try ClassificationFixtures.load().embed.first {
+            $0.file == "google/burger.jpg" && $0.l2 == l2 && $0.quantize == quantize
+                && $0.model == "efficientnet_lite0_float32.tflite" && $0.roi == nil
         })
-        if quantize {
-            return ClassificationReference.bytes(e["quantized"] as? String ?? "").map { Double(Int8(bitPattern: $0)) }
-        }
-        return ClassificationReference.float32(e["float"] as? String ?? "").map(Double.init)
+        if quantize { return Base64Array.int8(e.quantized ?? "").map(Double.init) }
+        return Base64Array.float32(e.float ?? "").map(Double.init)
     }
 
     func testEmbeddingsAreMediaPipes() throws {
