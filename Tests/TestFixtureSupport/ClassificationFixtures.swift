@@ -103,7 +103,13 @@ public struct ClassificationFixtures: Decodable {
     }()
     static let classifyFiles = ["classify_int8.json", "classify_float.json"]
 
-    public static func load() throws -> ClassificationFixtures {
+    /// The fixtures, decoded once per test process (the three files are about 1.2 MB of JSON, and most tests of
+    /// the classifier and embedder read them).
+    public static func load() throws -> ClassificationFixtures { try decoded.get() }
+
+    private static let decoded = Result { try decode() }
+
+    private static func decode() throws -> ClassificationFixtures {
         struct ClassifyFile: Decodable { let classify: [Classify] }
         func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
             try JSONDecoder().decode(type, from: Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
