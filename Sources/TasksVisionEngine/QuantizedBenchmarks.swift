@@ -20,13 +20,15 @@ extension KernelSet {
         let c = UnsafeMutablePointer<Int8>.allocate(capacity: m * n)
         defer { a.deallocate(); c.deallocate() }
         for i in 0..<bytes { a[i] = Int8(truncatingIfNeeded: i % 253) }
-        let arguments = QS8GEMMArguments(m: m, k: packed.k, a: a, lda: lda, weights: packed, c: c, ldc: n,
+        let arguments = QS8GEMMArguments(m: m, k: packed.view.k, a: a, lda: lda, weights: packed.view, c: c, ldc: n,
                                          output: QS8Output(zeroPoint: 5, min: -128, max: 127))
         var best = Double.infinity
-        for _ in 0..<max(runs, 1) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            kernels.gemm.run(arguments)
-            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        withExtendedLifetime(packed) {
+            for _ in 0..<max(runs, 1) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                kernels.gemm.run(arguments)
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
         }
         return 2 * Double(m * k * n) / max(best, 1e-12) / 1e9
     }
@@ -58,16 +60,18 @@ extension KernelSet {
         for i in 0..<inBytes { input[i] = Int8(truncatingIfNeeded: i % 253) }
         zero.initialize(repeating: 3, count: channels + 128)
         var best = Double.infinity
-        for _ in 0..<max(runs, 1) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            for oy in 0..<v.out {
-                row.run(QS8DepthwiseRowArguments(
-                    input: input, inH: height, inW: width, channels: channels, kH: kernel, kW: kernel,
-                    strideW: stride, dilationH: 1, dilationW: 1, padLeft: h.before, iy0: oy * stride - v.before,
-                    zeroRow: zero, weights: packed, output: output + oy * h.out * channels, outW: h.out,
-                    quantization: QS8Output(zeroPoint: 1, min: -128, max: 127)))
+        withExtendedLifetime(packed) {
+            for _ in 0..<max(runs, 1) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for oy in 0..<v.out {
+                    row.run(QS8DepthwiseRowArguments(
+                        input: input, inH: height, inW: width, channels: channels, kH: kernel, kW: kernel,
+                        strideW: stride, dilationH: 1, dilationW: 1, padLeft: h.before, iy0: oy * stride - v.before,
+                        zeroRow: zero, weights: packed.view, output: output + oy * h.out * channels, outW: h.out,
+                        quantization: QS8Output(zeroPoint: 1, min: -128, max: 127)))
+                }
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
-            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
         return 2 * Double(v.out * h.out * channels * taps) / max(best, 1e-12) / 1e9
     }

@@ -36,7 +36,8 @@ public struct QS8GEMMArguments {
     public var k: Int
     public var a: UnsafePointer<Int8>
     public var lda: Int
-    public var weights: QS8PackedWeights
+    /// The packed weights' memory, which the caller keeps alive while the kernel runs.
+    public var weights: QS8PackedWeights.View
     /// The first and past-the-last column block to compute (`weights.nr` columns each).
     public var firstBlock: Int
     public var endBlock: Int
@@ -44,7 +45,7 @@ public struct QS8GEMMArguments {
     public var ldc: Int
     public var output: QS8Output
 
-    public init(m: Int, k: Int, a: UnsafePointer<Int8>, lda: Int, weights: QS8PackedWeights, firstBlock: Int = 0,
+    public init(m: Int, k: Int, a: UnsafePointer<Int8>, lda: Int, weights: QS8PackedWeights.View, firstBlock: Int = 0,
                 endBlock: Int? = nil, c: UnsafeMutablePointer<Int8>, ldc: Int, output: QS8Output) {
         self.m = m; self.k = k; self.a = a; self.lda = lda; self.weights = weights; self.firstBlock = firstBlock
         self.endBlock = endBlock ?? weights.blocks; self.c = c; self.ldc = ldc; self.output = output
@@ -57,26 +58,44 @@ public struct QS8GEMMArguments {
 /// The bias is the model's bias minus `(inputZeroPoint + inputOffset) * sum_k w[j, k]`: a kernel that adds
 /// `inputOffset` to every input byte (128, for VNNI's unsigned-by-signed products) finds the sum it needs.
 public final class QS8PackedWeights: @unchecked Sendable {
-    public let data: UnsafeMutableRawPointer
-    public let n: Int
-    /// k rounded up to a multiple of `kr`.
-    public let k: Int
-    public let nr: Int
-    public let kr: Int
-    /// Bytes of one block of `nr` columns.
-    public let blockBytes: Int
-    public var blocks: Int { (n + nr - 1) / nr }
+    /// The blocks' memory and layout as the microkernels read them: a plain value, so that handing it to every item
+    /// of a layer costs no reference counting (two threads retaining one object contend for its cache line).
+    public struct View {
+        public let data: UnsafeRawPointer
+        public let n: Int
+        /// k rounded up to a multiple of `kr`.
+        public let k: Int
+        public let nr: Int
+        public let kr: Int
+        /// Bytes of one block of `nr` columns.
+        public let blockBytes: Int
+        @inlinable public var blocks: Int { (n + nr - 1) / nr }
+
+        /// Block `b`'s biases, weights and scales.
+        @inlinable @inline(__always) public func bias(_ b: Int) -> UnsafePointer<Int32> {
+            (data + b &* blockBytes).assumingMemoryBound(to: Int32.self)
+        }
+        @inlinable @inline(__always) public func weights(_ b: Int) -> UnsafePointer<Int8> {
+            (data + (b &* blockBytes &+ nr &* 4)).assumingMemoryBound(to: Int8.self)
+        }
+        @inlinable @inline(__always) public func scales(_ b: Int) -> UnsafePointer<Float> {
+            (data + (b &* blockBytes &+ nr &* 4 &+ k &* nr)).assumingMemoryBound(to: Float.self)
+        }
+    }
+
+    public let view: View
+    private let data: UnsafeMutableRawPointer
 
     /// `weights`: [n, realK] row-major (TFLite's [out, kh, kw, in] filter, or a FULLY_CONNECTED's [out, in]);
     /// `scales`: the requantization scale of each column.
     public init(weights: UnsafePointer<Int8>, n: Int, realK: Int, bias: [Int32], scales: [Float], inputZeroPoint: Int32,
                 inputOffset: Int32, nr: Int, kr: Int) {
-        self.n = n; self.nr = nr; self.kr = kr
-        k = (realK + kr - 1) / kr * kr
-        blockBytes = nr * 4 + k * nr + nr * 4
+        let k = (realK + kr - 1) / kr * kr
+        let blockBytes = nr * 4 + k * nr + nr * 4
         let blocks = (n + nr - 1) / nr
         data = UnsafeMutableRawPointer.allocate(byteCount: max(blocks * blockBytes, 64), alignment: 64)
         data.initializeMemory(as: UInt8.self, repeating: 0, count: max(blocks * blockBytes, 64))
+        view = View(data: data, n: n, k: k, nr: nr, kr: kr, blockBytes: blockBytes)
         for block in 0..<blocks {
             let base = data + block * blockBytes
             let w = (base + nr * 4).assumingMemoryBound(to: Int8.self)
@@ -96,18 +115,7 @@ public final class QS8PackedWeights: @unchecked Sendable {
         }
     }
 
-    /// Block `b`'s biases, weights and scales.
-    @inlinable public func bias(_ b: Int) -> UnsafePointer<Int32> {
-        UnsafePointer((data + b * blockBytes).assumingMemoryBound(to: Int32.self))
-    }
-    @inlinable public func weights(_ b: Int) -> UnsafePointer<Int8> {
-        UnsafePointer((data + b * blockBytes + nr * 4).assumingMemoryBound(to: Int8.self))
-    }
-    @inlinable public func scales(_ b: Int) -> UnsafePointer<Float> {
-        UnsafePointer((data + b * blockBytes + nr * 4 + k * nr).assumingMemoryBound(to: Float.self))
-    }
-
-    public var byteCount: Int { blocks * blockBytes }
+    public var byteCount: Int { view.blocks * view.blockBytes }
 
     deinit { data.deallocate() }
 }
@@ -117,22 +125,38 @@ public final class QS8PackedWeights: @unchecked Sendable {
 /// scales; channels past the last are zero. The bias is corrected for the input zero point over every tap, so a tap
 /// outside the image reads a row of zero-point bytes (`QS8DepthwiseRowArguments.zeroRow`) and adds nothing.
 public final class QS8PackedDepthwiseWeights: @unchecked Sendable {
-    public let data: UnsafeMutableRawPointer
-    public let channels: Int
-    public let taps: Int
-    public let cr: Int
-    public let blockBytes: Int
-    public var blocks: Int { (channels + cr - 1) / cr }
+    /// The blocks' memory and layout as the microkernels read them (a plain value, as `QS8PackedWeights.View`).
+    public struct View {
+        public let data: UnsafeRawPointer
+        public let channels: Int
+        public let taps: Int
+        public let cr: Int
+        public let blockBytes: Int
+        @inlinable public var blocks: Int { (channels + cr - 1) / cr }
+
+        @inlinable @inline(__always) public func bias(_ b: Int) -> UnsafePointer<Int32> {
+            (data + b &* blockBytes).assumingMemoryBound(to: Int32.self)
+        }
+        @inlinable @inline(__always) public func weights(_ b: Int) -> UnsafePointer<Int8> {
+            (data + (b &* blockBytes &+ cr &* 4)).assumingMemoryBound(to: Int8.self)
+        }
+        @inlinable @inline(__always) public func scales(_ b: Int) -> UnsafePointer<Float> {
+            (data + (b &* blockBytes &+ cr &* 4 &+ taps &* cr)).assumingMemoryBound(to: Float.self)
+        }
+    }
+
+    public let view: View
+    private let data: UnsafeMutableRawPointer
 
     /// `weights`: [kH * kW, channels] (TFLite's [1, kh, kw, channels] filter).
     public init(weights: UnsafePointer<Int8>, channels: Int, taps: Int, bias: [Int32], scales: [Float],
                 inputZeroPoint: Int32, cr: Int) {
-        self.channels = channels; self.taps = taps; self.cr = cr
-        blockBytes = cr * 4 + taps * cr + cr * 4
+        let blockBytes = cr * 4 + taps * cr + cr * 4
         let blocks = (channels + cr - 1) / cr
         let bytes = max(blocks * blockBytes + 64, 64)
         data = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
         data.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        view = View(data: data, channels: channels, taps: taps, cr: cr, blockBytes: blockBytes)
         for block in 0..<blocks {
             let base = data + block * blockBytes
             let w = (base + cr * 4).assumingMemoryBound(to: Int8.self)
@@ -151,17 +175,7 @@ public final class QS8PackedDepthwiseWeights: @unchecked Sendable {
         }
     }
 
-    @inlinable public func bias(_ b: Int) -> UnsafePointer<Int32> {
-        UnsafePointer((data + b * blockBytes).assumingMemoryBound(to: Int32.self))
-    }
-    @inlinable public func weights(_ b: Int) -> UnsafePointer<Int8> {
-        UnsafePointer((data + b * blockBytes + cr * 4).assumingMemoryBound(to: Int8.self))
-    }
-    @inlinable public func scales(_ b: Int) -> UnsafePointer<Float> {
-        UnsafePointer((data + b * blockBytes + cr * 4 + taps * cr).assumingMemoryBound(to: Float.self))
-    }
-
-    public var byteCount: Int { blocks * blockBytes }
+    public var byteCount: Int { view.blocks * view.blockBytes }
 
     deinit { data.deallocate() }
 }
@@ -185,7 +199,8 @@ public struct QS8DepthwiseRowArguments {
     public var iy0: Int
     /// At least `channels` bytes of the input zero point (plus the kernels' over-read).
     public var zeroRow: UnsafePointer<Int8>
-    public var weights: QS8PackedDepthwiseWeights
+    /// The packed weights' memory, which the caller keeps alive while the kernel runs.
+    public var weights: QS8PackedDepthwiseWeights.View
     public var output: UnsafeMutablePointer<Int8>
     public var outW: Int
     public var quantization: QS8Output
@@ -195,7 +210,7 @@ public struct QS8DepthwiseRowArguments {
 
     public init(input: UnsafePointer<Int8>, inH: Int, inW: Int, channels: Int, kH: Int, kW: Int, strideW: Int,
                 dilationH: Int, dilationW: Int, padLeft: Int, iy0: Int, zeroRow: UnsafePointer<Int8>,
-                weights: QS8PackedDepthwiseWeights, output: UnsafeMutablePointer<Int8>, outW: Int,
+                weights: QS8PackedDepthwiseWeights.View, output: UnsafeMutablePointer<Int8>, outW: Int,
                 quantization: QS8Output) {
         self.input = input; self.inH = inH; self.inW = inW; self.channels = channels; self.kH = kH; self.kW = kW
         self.strideW = strideW; self.dilationH = dilationH; self.dilationW = dilationW; self.padLeft = padLeft

@@ -74,12 +74,14 @@ final class QuantizedKernelTests: XCTestCase {
                                          kr: 4)
                     }
                     var c = [Int8](repeating: 0, count: m * n)
-                    a.withUnsafeBufferPointer { ap in
-                        c.withUnsafeMutableBufferPointer { cp in
-                            kernel.run(QS8GEMMArguments(m: m, k: packed.k, a: ap.baseAddress!, lda: lda,
-                                                        weights: packed, c: cp.baseAddress!, ldc: n,
-                                                        output: QS8Output(zeroPoint: Int32(yzp), min: activation.0,
-                                                                          max: activation.1)))
+                    withExtendedLifetime(packed) {
+                        a.withUnsafeBufferPointer { ap in
+                            c.withUnsafeMutableBufferPointer { cp in
+                                kernel.run(QS8GEMMArguments(
+                                    m: m, k: packed.view.k, a: ap.baseAddress!, lda: lda, weights: packed.view,
+                                    c: cp.baseAddress!, ldc: n,
+                                    output: QS8Output(zeroPoint: Int32(yzp), min: activation.0, max: activation.1)))
+                            }
                         }
                     }
                     let wrong = zip(c, expected).filter { $0 != $1 }.count
@@ -87,8 +89,8 @@ final class QuantizedKernelTests: XCTestCase {
                                    + "\(activation): \(wrong) bytes differ")
                     cases += 1
                 }
-                XCTAssertTrue(expected.contains(Int8(activation.0)) && expected.contains(Int8(activation.1)) || m * n < 20,
-                              "\(m)x\(k)x\(n): the case reaches both bounds")
+                let reachesBoth = expected.contains(Int8(activation.0)) && expected.contains(Int8(activation.1))
+                XCTAssertTrue(reachesBoth || m * n < 20, "\(m)x\(k)x\(n): the case reaches both bounds")
             }
         }
         print("int8 GEMM kernels: \(cases) cases the naive bytes (\(Self.gemmKernels.map(\.name)))")
@@ -158,16 +160,18 @@ final class QuantizedKernelTests: XCTestCase {
                                               scales: scales, inputZeroPoint: Int32(xzp), cr: kernel.cr)
                 }
                 var out = [Int8](repeating: 0, count: pv.out * ph.out * c + 64)
-                input.withUnsafeBufferPointer { ip in
-                    zero.withUnsafeBufferPointer { zp in
-                        out.withUnsafeMutableBufferPointer { op in
-                            for oy in 0..<pv.out {
-                                kernel.run(QS8DepthwiseRowArguments(
-                                    input: ip.baseAddress!, inH: h, inW: w, channels: c, kH: k, kW: k, strideW: s,
-                                    dilationH: d, dilationW: d, padLeft: ph.before, iy0: oy * s - pv.before,
-                                    zeroRow: zp.baseAddress!, weights: packed,
-                                    output: op.baseAddress! + oy * ph.out * c, outW: ph.out,
-                                    quantization: QS8Output(zeroPoint: Int32(yzp), min: -128, max: 127)))
+                withExtendedLifetime(packed) {
+                    input.withUnsafeBufferPointer { ip in
+                        zero.withUnsafeBufferPointer { zp in
+                            out.withUnsafeMutableBufferPointer { op in
+                                for oy in 0..<pv.out {
+                                    kernel.run(QS8DepthwiseRowArguments(
+                                        input: ip.baseAddress!, inH: h, inW: w, channels: c, kH: k, kW: k, strideW: s,
+                                        dilationH: d, dilationW: d, padLeft: ph.before, iy0: oy * s - pv.before,
+                                        zeroRow: zp.baseAddress!, weights: packed.view,
+                                        output: op.baseAddress! + oy * ph.out * c, outW: ph.out,
+                                        quantization: QS8Output(zeroPoint: Int32(yzp), min: -128, max: 127)))
+                                }
                             }
                         }
                     }

@@ -47,7 +47,7 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     }
 
     var flops: Double { 2 * Double(g.batch * g.outH * g.outW) * Double(g.outC) * Double(windowBytes) }
-    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.k + 16 + 3) / 4 }
+    var scratchFloatsPerWorker: Int { direct ? 0 : (Self.tileRows * weights.view.k + 16 + 3) / 4 }
     var packedWeightBytes: Int { weights.byteCount }
 
     func run(_ context: RunContext) {
@@ -59,13 +59,14 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
             let wanted = context.threads * itemsPerThread
             while rowsPerItem > 8 && (pixels + rowsPerItem - 1) / rowsPerItem < wanted { rowsPerItem /= 2 }
             let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
-            if tiles < wanted { columnSplit = min(weights.blocks, (wanted + tiles - 1) / tiles) }
+            if tiles < wanted { columnSplit = min(weights.view.blocks, (wanted + tiles - 1) / tiles) }
         }
         let tiles = (pixels + rowsPerItem - 1) / rowsPerItem
+        let packed = weights.view
         parallelFor(tiles * columnSplit, context: context) { item, worker in
             let tile = item / columnSplit, part = item % columnSplit
             let first = tile * rowsPerItem, rows = min(rowsPerItem, pixels - first)
-            let blocks = weights.blocks
+            let blocks = packed.blocks
             let firstBlock = blocks * part / columnSplit, endBlock = blocks * (part + 1) / columnSplit
             let a: UnsafePointer<Int8>, lda: Int
             if direct {
@@ -76,9 +77,9 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
                     to: Int8.self)
                 gather(first, rows, into: scratch)
                 a = UnsafePointer(scratch)
-                lda = weights.k
+                lda = packed.k
             }
-            gemm(QS8GEMMArguments(m: rows, k: weights.k, a: a, lda: lda, weights: weights, firstBlock: firstBlock,
+            gemm(QS8GEMMArguments(m: rows, k: packed.k, a: a, lda: lda, weights: packed, firstBlock: firstBlock,
                                   endBlock: endBlock, c: output + first * g.outC, ldc: g.outC, output: quantization))
         }
     }
@@ -87,7 +88,7 @@ final class QuantizedConvolutionLayer: Layer, CustomStringConvertible {
     /// within a tap, as the filter is laid out), the input zero point outside the image and in the padding. A window
     /// inside the image (no dilation) copies each kernel row's `kW * inC` contiguous bytes in 8-byte words.
     private func gather(_ first: Int, _ rows: Int, into rowsOut: UnsafeMutablePointer<Int8>) {
-        let k = weights.k, c = g.inC, span = g.kW * c
+        let k = weights.view.k, c = g.inC, span = g.kW * c
         let raw = UnsafeRawPointer(input)
         // The first pixel's coordinates by division, the others by counting (a division per pixel cost more than
         // the copy on the 3-channel first layers).
@@ -176,7 +177,7 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
         self.quantization = quantization
         self.row = row
         // The kernels read whole blocks of channels: the row covers the last block and a vector more.
-        let bytes = max(weights.blocks * weights.cr, geometry.inC) + 64
+        let bytes = max(weights.view.blocks * weights.view.cr, geometry.inC) + 64
         zeroRow = UnsafeMutablePointer<Int8>.allocate(capacity: bytes)
         zeroRow.initialize(repeating: inputZeroPoint, count: bytes)
     }
@@ -190,24 +191,25 @@ final class QuantizedDepthwiseLayer: Layer, CustomStringConvertible {
         // Rows, and with several threads blocks of channels too when the rows are few (7x7 and 14x14 maps).
         let rows = g.batch * g.outH
         let wanted = context.threads > 1 ? context.threads * itemsPerThread : 1
-        let split = multiplier == 1 && rows < wanted ? min(weights.blocks, (wanted + rows - 1) / rows) : 1
+        let packed = weights.view
+        let split = multiplier == 1 && rows < wanted ? min(packed.blocks, (wanted + rows - 1) / rows) : 1
         parallelFor(rows * split, context: context) { item, _ in
             let row = item / split, part = item % split
             let n = row / g.outH, oy = row % g.outH
             var arguments = QS8DepthwiseRowArguments(
                 input: input + n * g.inH * g.inW * g.inC, inH: g.inH, inW: g.inW, channels: g.inC, kH: g.kH, kW: g.kW,
                 strideW: g.strideW, dilationH: g.dilationH, dilationW: g.dilationW, padLeft: g.padLeft,
-                iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: weights,
+                iy0: oy * g.strideH - g.padTop, zeroRow: zeroRow, weights: packed,
                 output: output + (n * g.outH + oy) * g.outW * g.outC, outW: g.outW, quantization: quantization)
-            arguments.firstBlock = weights.blocks * part / split
-            arguments.endBlock = weights.blocks * (part + 1) / split
+            arguments.firstBlock = packed.blocks * part / split
+            arguments.endBlock = packed.blocks * (part + 1) / split
             if multiplier == 1 { self.row(arguments) } else { multipliedRow(arguments) }
         }
     }
 
     /// One output row with a depth multiplier: each output channel from its input channel, channel by channel.
     private func multipliedRow(_ p: QS8DepthwiseRowArguments) {
-        let w = weights, q = p.quantization
+        let w = p.weights, q = p.quantization
         for ox in 0..<p.outW {
             for oc in 0..<g.outC {
                 let block = oc / w.cr, j = oc % w.cr
