@@ -111,7 +111,7 @@ let package = Package(
                 dependencies: ["TasksVisionFormat", "TasksVisionKernels", "TasksVisionEngine", "TasksVision",
                                "TasksVisionImageIO", "TasksVisionTraining", "TasksVisionPoseClassification"]),
         // Command-line tool: the product `vision`, its main.swift alone.
-        .executableTarget(name: "VisionTool", dependencies: ["vision", "TasksVisionEngine"]),
+        .executableTarget(name: "VisionTool", dependencies: ["vision", "TasksVision", "TasksVisionEngine"]),
         // Benchmark executable.
         .executableTarget(
             name: "vision-bench",

@@ -1,4 +1,5 @@
 import Foundation
+import TasksVision
 import TasksVisionEngine
 import vision
 
@@ -9,7 +10,7 @@ setvbuf(stdout, nil, _IOLBF, 0)
 signal(SIGPIPE, SIG_IGN)
 ToolProcess.start()
 BLASConfiguration.relaunchWithBetterBLASKernelsIfNeeded()
-AllocatorPolicy.pinThresholds()
+GlibcAllocator.pinMmapThreshold()
 // From the raw bytes: a file name that is not UTF-8 is kept (NativePath).
 let arguments = Array(ToolProcess.arguments.dropFirst())
 

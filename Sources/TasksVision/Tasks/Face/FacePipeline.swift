@@ -93,7 +93,7 @@ final class FacePipeline: RegionFramedPipeline {
                                         arena: options.sharedArena) : nil
         transformationMatrix = settings.matrices
             ? try Self.geometryStage(try source.data(Self.geometryName)) : nil
-        HeapTrim.returnFreePages()
+        GlibcAllocator.returnFreePages()
     }
 
     static func blendshapesStage(_ model: TFLiteModel, threads: Int, arena: SharedArena? = nil) throws

@@ -67,7 +67,7 @@ final class HandPipeline: RegionFramedPipeline {
                                                                   options: options))
         palm = try Self.palmStage(palmModel, minScore: settings.minHandDetectionConfidence)
         self.settings = settings
-        HeapTrim.returnFreePages()
+        GlibcAllocator.returnFreePages()
     }
 
     /// The palm detector of hand_detector_graph.cc (a 192x192 SSD, NMS threshold 0.3).

@@ -122,7 +122,7 @@ final class HolisticPipeline: RegionFramedPipeline {
                                                       minSuppressionThreshold: settings.minFaceSuppressionThreshold)
         handRefinement = try HandRoiRefinementStage(try resources("hand_roi_refinement.tflite"))
         // The load-time copies are gone; the C allocator keeps their pages unless told to return them.
-        HeapTrim.returnFreePages()
+        GlibcAllocator.returnFreePages()
         if settings.matrices {
             guard let metadata else {
                 throw VisionTaskError.invalidModel("outputFacialTransformationMatrixes needs the face geometry "

@@ -71,7 +71,7 @@ final class PosePipeline: RegionFramedPipeline {
         self.minPoseDetectionConfidence = minPoseDetectionConfidence
         self.minPosePresenceConfidence = minPosePresenceConfidence
         self.minTrackingConfidence = minTrackingConfidence
-        HeapTrim.returnFreePages()
+        GlibcAllocator.returnFreePages()
     }
 
     /// The pose detector of pose_detector_graph.cc: a 224x224 SSD with 2254 anchors.
